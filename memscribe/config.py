@@ -1,0 +1,37 @@
+"""Configuration objects. The library takes these and never reads the environment, with one exception
+the public contract asks for: ``MEMSCRIBE_HOME`` picks the default store location for ``Memory()``."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["DEFAULT_DB_NAME", "MemoryConfig", "default_home"]
+
+DEFAULT_DB_NAME = "memscribe.db"
+
+
+def default_home() -> Path:
+    """``$MEMSCRIBE_HOME`` or the platform's user data directory. Nothing is created here."""
+    env = os.environ.get("MEMSCRIBE_HOME")
+    if env:
+        return Path(env).expanduser()
+    from platformdirs import user_data_path
+
+    return user_data_path("memscribe", appauthor=False)
+
+
+@dataclass(frozen=True)
+class MemoryConfig:
+    """How a Memory is put together. Every field has a working local default."""
+
+    path: Path | None = None  # the SQLite file; default: <home>/memscribe.db
+    tenant: str = "default"
+    writer: str = "raw"
+    embedder: str = "local"  # "local" (MiniLM int8 ONNX) or "hash" (deterministic fake)
+    lock_timeout: float = 60.0
+    max_retries: int = 3  # re-plans of an episode when a concurrent write changed its candidates
+
+    def resolved_path(self) -> Path:
+        return self.path if self.path is not None else default_home() / DEFAULT_DB_NAME

@@ -1,0 +1,1 @@
+"""The SDK: Memory and AsyncMemory, thin shells over the shared engine core."""

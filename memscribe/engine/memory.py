@@ -1,0 +1,283 @@
+"""``Memory``: the synchronous SDK."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import IO, Any
+
+from memscribe.config import MemoryConfig
+from memscribe.core.clock import Clock, SystemClock
+from memscribe.engine import reading, transfer, writing
+from memscribe.engine.core import Core
+from memscribe.errors import InvalidInput, NotFound, WriteConflict
+from memscribe.providers.ports import Embedder
+from memscribe.stores.ports import Store
+from memscribe.write.ports import Writer
+
+__all__ = ["Memory", "build_core"]
+
+
+def build_core(
+    path: str | Path | None,
+    *,
+    config: MemoryConfig | None,
+    writer: str | Writer | None,
+    embedder: str | Embedder | None,
+    store: Store | None,
+    clock: Clock | None,
+    tenant: str | None,
+) -> Core:
+    from memscribe.providers.registry import make_embedder
+    from memscribe.write.registry import make_writer
+
+    cfg = config or MemoryConfig()
+    if store is None:
+        from memscribe.stores.sqlite import SQLiteStore
+
+        store = SQLiteStore(Path(path) if path else cfg.resolved_path(), lock_timeout=cfg.lock_timeout)
+    chosen_writer = writer if writer is not None else cfg.writer
+    spec = embedder if embedder is not None else cfg.embedder
+    factory: Callable[[], Embedder] = (lambda: make_embedder(spec)) if isinstance(spec, str) else (lambda: spec)
+    return Core(
+        store=store,
+        embedder_factory=factory,
+        writer=make_writer(chosen_writer) if isinstance(chosen_writer, str) else chosen_writer,
+        clock=clock or SystemClock(),
+        tenant=tenant or cfg.tenant,
+        max_retries=cfg.max_retries,
+    )
+
+
+class Memory:
+    """A memory store for agents. ``Memory()`` keeps its data under ``$MEMSCRIBE_HOME`` or the user data
+    directory, created on the first write. Every method is scoped by ``user_id``; ``get``/``history``/
+    ``why``/``update``/``delete`` accept a memory id alone and look it up within the tenant."""
+
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        *,
+        config: MemoryConfig | None = None,
+        writer: str | Writer | None = None,
+        embedder: str | Embedder | None = None,
+        store: Store | None = None,
+        clock: Clock | None = None,
+        tenant: str | None = None,
+    ) -> None:
+        self._core = build_core(
+            path, config=config, writer=writer, embedder=embedder, store=store, clock=clock, tenant=tenant
+        )
+        self._worker: threading.Thread | None = None
+        self._queue_lock = threading.Lock()
+        self._recover_lock = threading.Lock()
+        self._recovered = False
+
+    # -- write -----------------------------------------------------------------------------------
+
+    def add(
+        self,
+        messages: object,
+        *,
+        user_id: object,
+        agent_id: object = None,
+        session_id: object = None,
+        project: object = None,
+        timestamp: object = None,
+        source: object = None,
+        metadata: Mapping[str, Any] | None = None,
+        idempotency_key: str | None = None,
+        wait: bool = True,
+    ) -> dict[str, Any]:
+        """Store the episode durably, then (with ``wait``) write its memories and return the operations."""
+        episode = writing.prepare_episode(
+            self._core, messages, user_id=user_id, agent_id=agent_id, session_id=session_id, project=project,
+            timestamp=timestamp, source=source, metadata=metadata, idempotency_key=idempotency_key,
+        )  # fmt: skip
+        self._recover()
+        state = self._core.store.put_episode(episode)
+        if state.status == "done":
+            stored = self._core.store.get_episode(episode.scope.partition, state.episode_id) or episode
+            return writing.results_from_journal(self._core, stored)
+        if not wait:
+            self._kick_worker()
+            return {"results": [], "episode_id": state.episode_id, "status": "pending"}
+        return self._process(episode)
+
+    def _process(self, episode: Any) -> dict[str, Any]:
+        for attempt in range(self._core.max_retries + 1):
+            proposal = writing.propose_ops(self._core, episode)
+            try:
+                return writing.commit_ops(self._core, episode, proposal)
+            except WriteConflict:
+                if attempt == self._core.max_retries:
+                    raise
+        raise AssertionError("unreachable")
+
+    def process_pending(self, limit: int = 1000) -> int:
+        """Write memories for episodes stored but not yet processed (after a crash or ``wait=False``)."""
+        done = 0
+        while done < limit:
+            batch = self._core.store.pending_episodes(limit=min(100, limit - done))
+            if not batch:
+                break
+            for episode in batch:
+                try:
+                    self._process(episode)
+                except Exception:  # recorded on the episode by propose_ops; retried next time
+                    continue
+                done += 1
+            if len(batch) < 100:
+                break
+        return done
+
+    def _recover(self) -> None:
+        if not self._recovered:
+            with self._recover_lock:
+                if not self._recovered:
+                    self._recovered = True
+                    self.process_pending()
+
+    def _kick_worker(self) -> None:
+        with self._queue_lock:
+            if self._worker is None or not self._worker.is_alive():
+                self._worker = threading.Thread(target=self.process_pending, name="memscribe-writer", daemon=True)
+                self._worker.start()
+
+    def flush(self, timeout: float | None = None) -> None:
+        """Wait until episodes added with ``wait=False`` are processed."""
+        while True:
+            worker = self._worker
+            if worker is not None:
+                worker.join(timeout)
+            if not self._core.store.pending_episodes(limit=1):
+                return
+            self.process_pending()
+            return
+
+    def update(self, memory_id: str, text: str, *, user_id: object = None) -> dict[str, Any]:
+        if not isinstance(text, str) or not text.strip():
+            raise InvalidInput("text must be a non-empty string")
+        episode = writing.manual_episode(self._core, memory_id, user_id, text, "update")
+        return self._manual(episode, memory_id, "update")
+
+    def delete(self, memory_id: str, *, user_id: object = None) -> dict[str, Any]:
+        episode = writing.manual_episode(self._core, memory_id, user_id, f"delete memory {memory_id}", "delete")
+        return self._manual(episode, memory_id, "delete")
+
+    def _manual(self, episode: Any, memory_id: str, operation: str) -> dict[str, Any]:
+        self._core.store.put_episode(episode)
+        ops = writing.manual_ops(self._core, episode, memory_id, operation)
+        from memscribe.engine.candidates import EmbeddingCache
+
+        proposal = (ops, EmbeddingCache(self._core), self._core.clock.now())
+        return writing.commit_ops(self._core, episode, proposal, require_pending=False, writer="api")
+
+    def forget(self, query_or_id: str, *, user_id: object = None, limit: int = 5) -> dict[str, Any]:
+        """Erase a memory by id, or the memories matching a query: every version and its source text."""
+        if not isinstance(query_or_id, str) or not query_or_id.strip():
+            raise InvalidInput("forget needs a memory id or a query")
+        try:
+            partition = self._core.locate(query_or_id, user_id if user_id is not None else None)
+            if self._core.store.versions(partition, query_or_id):
+                return writing.forget_ids(self._core, partition, [query_or_id], "forgotten on request")
+        except NotFound:
+            pass
+        if user_id is None:
+            raise NotFound(f"no memory {query_or_id!r}; pass user_id to forget by query")
+        hits = reading.search(self._core, query_or_id, user_id=user_id, limit=limit)["results"]
+        chosen = [h["id"] for h in hits if h["scores"]["keyword"] is not None]
+        return writing.forget_ids(self._core, self._core.partition(user_id), chosen, "forgotten on request")
+
+    def purge(self, user_id: object) -> dict[str, Any]:
+        """Erase every byte of one user's content from every file the engine owns, and verify it."""
+        report = self._core.store.purge(self._core.partition(user_id))
+        return {
+            "user_id": report.partition[1], "memories": report.memories, "episodes": report.episodes,
+            "journal": report.journal, "files_checked": list(report.files_checked),
+            "leftovers": list(report.leftovers), "verified": report.verified,
+        }  # fmt: skip
+
+    # -- read ------------------------------------------------------------------------------------
+
+    def search(
+        self,
+        query: str,
+        *,
+        user_id: object,
+        limit: int = 10,
+        as_of: object = None,
+        include_history: bool = False,
+        filters: Mapping[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        self._recover()
+        return reading.search(
+            self._core, query, user_id=user_id, limit=limit, as_of=as_of, include_history=include_history,
+            filters=filters,
+        )  # fmt: skip
+
+    def get(self, memory_id: str, *, user_id: object = None) -> dict[str, Any]:
+        return reading.get(self._core, memory_id, user_id)
+
+    def list(
+        self,
+        *,
+        user_id: object,
+        limit: int = 100,
+        offset: int = 0,
+        as_of: object = None,
+        include_history: bool = False,
+        filters: Mapping[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        return reading.list_memories(
+            self._core, user_id=user_id, limit=limit, offset=offset, as_of=as_of,
+            include_history=include_history, filters=filters,
+        )  # fmt: skip
+
+    def history(self, memory_id: str, *, user_id: object = None) -> list[dict[str, Any]]:
+        return reading.history(self._core, memory_id, user_id)
+
+    def why(self, memory_id: str, *, user_id: object = None) -> dict[str, Any]:
+        return reading.why(self._core, memory_id, user_id)
+
+    def pack(self, query: str, *, user_id: object, max_tokens: int = 800, limit: int = 20) -> str:
+        """A context block of the best memories for ``query`` that fits in ``max_tokens``."""
+        from memscribe.read.pack import pack_context
+
+        return pack_context(self.search(query, user_id=user_id, limit=limit)["results"], max_tokens=max_tokens)
+
+    # -- admin -----------------------------------------------------------------------------------
+
+    def export(self, user_id: object, fp: IO[str] | None = None) -> list[str] | None:
+        """Write JSONL to ``fp`` (or return the lines)."""
+        lines = transfer.export_lines(self._core, user_id)
+        if fp is None:
+            return list(lines)
+        for line in lines:
+            fp.write(line + "\n")
+        return None
+
+    def import_(
+        self, lines: Iterable[str], *, progress: Callable[[int], None] | None = None
+    ) -> dict[str, int]:
+        return transfer.import_lines(self._core, lines, progress=progress)
+
+    def stats(self, *, user_id: object = None) -> dict[str, Any]:
+        partition = self._core.partition(user_id) if user_id is not None else None
+        return self._core.store.stats(partition)
+
+    def close(self) -> None:
+        if self._worker is not None:
+            self._worker.join()
+        self._core.store.close()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+# ``import`` is a keyword; the SDK method is reachable under its natural name too.
+setattr(Memory, "import", Memory.import_)  # noqa: B010

@@ -1,0 +1,203 @@
+"""The read side of the SDK: search, get, list, history and why, in mem0-compatible shapes."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from memscribe.core.messages import message_to_dict, parse_time
+from memscribe.core.records import JournalEntry, MemoryRecord
+from memscribe.engine.core import Core
+from memscribe.errors import InvalidInput, NotFound
+from memscribe.read.search import gather_hits
+from memscribe.stores.ports import RecordFilter
+
+__all__ = ["build_filter", "get", "history", "list_memories", "record_dict", "search", "why"]
+
+MAX_LIMIT = 1_000
+_FILTER_KEYS = {
+    "layers", "scenes", "sources", "owners", "agent_id", "session_id", "project", "after", "before", "statuses",
+}  # fmt: skip
+
+
+def record_dict(r: MemoryRecord, **extra: Any) -> dict[str, Any]:
+    """One memory version in the shape mem0 users expect, plus memscribe's version and provenance fields."""
+    return {
+        "id": r.id,
+        "memory": r.text,
+        "user_id": r.scope.user_id,
+        "agent_id": r.scope.agent_id,
+        "session_id": r.scope.session_id,
+        "project": r.scope.project,
+        "subject": r.subject,
+        "slot": r.slot,
+        "value": r.value,
+        "owner": r.owner.value,
+        "layer": r.layer.value,
+        "scene": r.scene,
+        "tags": list(r.tags),
+        "status": r.status.value,
+        "version": r.version,
+        "version_id": r.version_id,
+        "valid_from": r.valid_from.isoformat(),
+        "valid_to": r.valid_to.isoformat() if r.valid_to else None,
+        "created_at": r.recorded_at.isoformat(),
+        "retired_at": r.retired_at.isoformat() if r.retired_at else None,
+        "supersedes": r.supersedes,
+        "superseded_by": r.superseded_by,
+        "provenance": r.provenance,
+        "source": r.source,
+        "writer": r.writer,
+        "confidence": r.confidence,
+        "metadata": r.metadata,
+        **extra,
+    }
+
+
+def _check_limit(limit: object) -> int:
+    if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
+        raise InvalidInput(f"limit must be an integer from 1 to {MAX_LIMIT}, got {limit!r}")
+    return limit
+
+
+def build_filter(
+    core: Core, filters: Mapping[str, Any] | None, *, as_of: object = None, include_history: bool = False
+) -> RecordFilter:
+    filters = dict(filters or {})
+    unknown = set(filters) - _FILTER_KEYS
+    if unknown:
+        raise InvalidInput(f"unknown filter keys {sorted(unknown)}; known: {sorted(_FILTER_KEYS)}")
+
+    def names(key: str) -> tuple[str, ...]:
+        value = filters.get(key) or ()
+        value = (value,) if isinstance(value, str) else value
+        if not all(isinstance(v, str) for v in value):
+            raise InvalidInput(f"filter {key!r} takes a string or a list of strings")
+        return tuple(value)
+
+    return RecordFilter(
+        as_of=parse_time(as_of, "as_of"),
+        include_history=bool(include_history),
+        statuses=names("statuses") or ("active",),
+        layers=names("layers"),
+        scenes=names("scenes"),
+        sources=names("sources"),
+        owners=names("owners"),
+        agent_id=filters.get("agent_id"),
+        session_id=filters.get("session_id"),
+        project=filters.get("project"),
+        valid_after=parse_time(filters.get("after"), "after"),
+        valid_before=parse_time(filters.get("before"), "before"),
+        now=core.clock.now(),
+    )
+
+
+def search(
+    core: Core,
+    query: object,
+    *,
+    user_id: object,
+    limit: object = 10,
+    as_of: object = None,
+    include_history: bool = False,
+    filters: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    if not isinstance(query, str) or not query.strip():
+        raise InvalidInput("query must be a non-empty string")
+    if len(query) > 10_000:
+        raise InvalidInput("query must be at most 10000 characters")
+    partition = core.partition(user_id)
+    # History is shown beside each hit, not searched: hits stay current (or valid at as_of).
+    flt = build_filter(core, filters, as_of=as_of)
+    hits = gather_hits(core.store, core.embedder, partition, query, flt, _check_limit(limit))
+    results = []
+    for hit in hits:
+        extra: dict[str, Any] = {"score": round(hit.score, 6), "scores": {"vector": hit.vector_score,
+                                                                          "keyword": hit.keyword_score}}
+        if include_history:
+            extra["history"] = [record_dict(v) for v in chain(core, hit.record)]
+        results.append(record_dict(hit.record, **extra))
+    return {"results": results}
+
+
+def chain(core: Core, record: MemoryRecord) -> list[MemoryRecord]:
+    """The record's versions plus the memories it superseded, oldest first."""
+    partition = record.scope.partition
+    seen, out = set(), []
+    current: MemoryRecord | None = record
+    while current is not None and current.id not in seen:
+        seen.add(current.id)
+        out = core.store.versions(partition, current.id) + out
+        prev = current.supersedes
+        current = (core.store.versions(partition, prev) or [None])[-1] if prev else None
+    return out
+
+
+def get(core: Core, memory_id: object, user_id: object = None) -> dict[str, Any]:
+    partition = core.locate(memory_id, user_id)
+    record = core.store.get(partition, str(memory_id))
+    if record is None:
+        raise NotFound(f"no memory {memory_id!r}")
+    return record_dict(record)
+
+
+def list_memories(
+    core: Core,
+    *,
+    user_id: object,
+    limit: object = 100,
+    offset: object = 0,
+    as_of: object = None,
+    include_history: bool = False,
+    filters: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
+        raise InvalidInput("offset must be a non-negative integer")
+    flt = build_filter(core, filters, as_of=as_of, include_history=include_history)
+    records = core.store.query(core.partition(user_id), flt, limit=_check_limit(limit), offset=offset)
+    return {"results": [record_dict(r) for r in records]}
+
+
+def history(core: Core, memory_id: object, user_id: object = None) -> list[dict[str, Any]]:
+    partition = core.locate(memory_id, user_id)
+    versions = core.store.versions(partition, str(memory_id))
+    if not versions:
+        raise NotFound(f"no memory {memory_id!r}")
+    return [record_dict(v) for v in chain(core, versions[-1])]
+
+
+def why(core: Core, memory_id: object, user_id: object = None) -> dict[str, Any]:
+    """The operations and episodes behind a memory and its predecessors."""
+    partition = core.locate(memory_id, user_id)
+    versions = core.store.versions(partition, str(memory_id))
+    if not versions:
+        raise NotFound(f"no memory {memory_id!r}")
+    records = chain(core, versions[-1])
+    ops: list[JournalEntry] = []
+    for mid in dict.fromkeys(r.id for r in records):
+        ops += core.store.journal(partition, memory_id=mid)
+    episodes = []
+    for eid in dict.fromkeys(r.episode_id for r in records if r.episode_id):
+        episode = core.store.get_episode(partition, eid)
+        if episode is not None:
+            episodes.append({
+                "id": episode.id, "timestamp": episode.timestamp.isoformat(), "source": episode.source,
+                "messages": [message_to_dict(m) for m in episode.messages],
+            })  # fmt: skip
+    return {
+        "memory": record_dict(versions[-1]),
+        "versions": [record_dict(r) for r in records],
+        "operations": [journal_dict(replace(j)) for j in sorted(ops, key=lambda j: j.created_at)],
+        "episodes": episodes,
+    }
+
+
+def journal_dict(j: JournalEntry) -> dict[str, Any]:
+    return {
+        "id": j.id, "kind": j.kind.value, "memory_id": j.memory_id, "version_id": j.version_id,
+        "episode_id": j.episode_id, "reason": j.reason, "candidates": list(j.candidates), "writer": j.writer,
+        "accepted": j.accepted, "created_at": j.created_at.isoformat(), "model": j.usage.model,
+        "prompt_version": j.usage.prompt_version, "tokens_in": j.usage.tokens_in,
+        "tokens_out": j.usage.tokens_out, "latency_ms": j.usage.latency_ms,
+    }  # fmt: skip

@@ -1,0 +1,213 @@
+"""The write path as steps the sync and async shells share: prepare → store → propose → commit."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+
+from memscribe.core.messages import build_episode, parse_messages, parse_time
+from memscribe.core.records import Episode, JournalEntry, Message, MemoryDraft, Operation, OpKind, ToolCall
+from memscribe.core.redact import redact
+from memscribe.engine.candidates import EmbeddingCache, StoreCandidates
+from memscribe.engine.core import Core
+from memscribe.errors import InvalidInput, MemscribeError, NotFound, WriterError
+from memscribe.stores.ports import Changeset
+from memscribe.write.plan import plan_changes
+from memscribe.write.ports import WriteContext
+
+__all__ = [
+    "Proposal",
+    "commit_ops",
+    "forget_ids",
+    "prepare_episode",
+    "propose_ops",
+    "results_from_journal",
+    "manual_episode",
+]
+
+Proposal = tuple[list[Operation], EmbeddingCache, datetime]
+
+
+def prepare_episode(
+    core: Core,
+    messages: object,
+    *,
+    user_id: object,
+    agent_id: object = None,
+    session_id: object = None,
+    project: object = None,
+    timestamp: object = None,
+    source: object = None,
+    metadata: Mapping[str, Any] | None = None,
+    idempotency_key: str | None = None,
+) -> Episode:
+    """Validate and redact the input into an episode. Raises InvalidInput/ScopeError; touches nothing."""
+    scope = core.scope(user_id, agent_id=agent_id, session_id=session_id, project=project)
+    parsed = tuple(_redact_message(m) for m in parse_messages(messages))
+    when = parse_time(timestamp) or core.clock.now()
+    if source is None:
+        source = "api"
+    if not isinstance(source, str) or not source or len(source) > 64:
+        raise InvalidInput("source must be a short non-empty string")
+    if metadata is not None and not isinstance(metadata, Mapping):
+        raise InvalidInput("metadata must be a mapping")
+    clean_meta = {str(k): _redact_value(v) for k, v in (metadata or {}).items()}
+    return build_episode(
+        parsed, scope, timestamp=when, source=source, metadata=clean_meta, idempotency_key=idempotency_key
+    )
+
+
+def _redact_message(m: Message) -> Message:
+    calls = tuple(ToolCall(c.name, _redact_value(c.arguments), c.id) for c in m.tool_calls)
+    return replace(m, content=redact(m.content)[0], tool_calls=calls)
+
+
+def _redact_value(value: Any) -> Any:
+    if isinstance(value, str):
+        return redact(value)[0]
+    if isinstance(value, Mapping):
+        return {str(k): _redact_value(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_redact_value(v) for v in value]
+    return value
+
+
+def propose_ops(core: Core, episode: Episode) -> Proposal:
+    """Run the writer. A writer failure marks the episode failed (kept for retry) and raises WriterError."""
+    now = core.clock.now()
+    cache = EmbeddingCache(core)
+    try:
+        cache.warm([m.content for m in episode.messages if m.content.strip()])
+        candidates = StoreCandidates(core, episode.scope.partition, cache, now)
+        ops = core.writer.propose(episode, candidates, WriteContext(), core.clock)
+    except MemscribeError as exc:
+        core.store.fail_episode(episode.id, f"{type(exc).__name__}: {exc}")
+        raise
+    except Exception as exc:
+        core.store.fail_episode(episode.id, f"{type(exc).__name__}: {exc}")
+        raise WriterError(f"writer {core.writer.name!r} failed on episode {episode.id}: {exc}") from exc
+    return ops, cache, now
+
+
+def commit_ops(
+    core: Core, episode: Episode, proposal: Proposal, *, require_pending: bool = True, writer: str | None = None
+) -> dict[str, Any]:
+    """Check the proposal, embed what is new and apply every row in one transaction."""
+    ops, cache, now = proposal
+    partition = episode.scope.partition
+    targets = {}
+    for op in ops:
+        if op.target and op.target not in targets:
+            found = core.store.get(partition, op.target)
+            if found is not None:
+                targets[op.target] = found
+    plan = plan_changes(
+        episode, ops, targets, writer=writer or core.writer.name, model_id=core.embedder.model_id, now=now
+    )
+    changes = Changeset(
+        partition=partition,
+        episode_id=episode.id,
+        insert=tuple(plan.insert),
+        vectors=cache.matrix(plan.texts_to_embed),
+        reuse_vector=plan.reuse_vector,
+        retire=tuple(plan.retire),
+        journal=tuple(plan.journal),
+        require_pending=require_pending,
+    )
+    if not core.store.apply(changes):
+        return results_from_journal(core, episode)
+    return {"results": plan.results, "episode_id": episode.id, "status": "done"}
+
+
+def results_from_journal(core: Core, episode: Episode) -> dict[str, Any]:
+    """The results of an episode applied earlier (idempotent re-add)."""
+    partition = episode.scope.partition
+    results = []
+    for entry in core.store.journal(partition, episode_id=episode.id):
+        if not entry.accepted or entry.memory_id is None:
+            continue
+        versions = core.store.versions(partition, entry.memory_id)
+        text = next((v.text for v in versions if v.version_id == entry.version_id), None)
+        if text is None and versions:
+            text = versions[-1].text
+        results.append({"id": entry.memory_id, "memory": text or "", "event": entry.kind.value})
+    return {"results": results, "episode_id": episode.id, "status": "done", "duplicate": True}
+
+
+def manual_episode(core: Core, memory_id: str, user_id: object, text: str, operation: str) -> Episode:
+    """An episode recording a caller's direct edit, so every change has provenance."""
+    partition = core.locate(memory_id, user_id)
+    target = core.store.get(partition, memory_id)
+    if target is None:
+        raise NotFound(f"no current memory {memory_id!r}")
+    return prepare_episode(
+        core,
+        [{"role": "user" if operation == "update" else "system", "content": text}],
+        user_id=partition[1],
+        agent_id=target.scope.agent_id,
+        session_id=target.scope.session_id,
+        project=target.scope.project,
+        source="api",
+        metadata={"operation": operation, "memory_id": memory_id},
+        idempotency_key=None,
+    )
+
+
+def manual_ops(core: Core, episode: Episode, memory_id: str, operation: str) -> list[Operation]:
+    target = core.store.get(episode.scope.partition, memory_id)
+    if target is None:
+        raise NotFound(f"no current memory {memory_id!r}")
+    if operation == "delete":
+        return [Operation(OpKind.DELETE, "deleted by the caller", target=memory_id)]
+    draft = MemoryDraft(
+        text=episode.messages[0].content,
+        subject=target.subject,
+        slot=target.slot,
+        value=None,
+        owner=target.owner,
+        layer=target.layer,
+        scene=target.scene,
+        tags=target.tags,
+        message_indices=(0,),
+        confidence=target.confidence,
+        metadata=dict(target.metadata),
+    )
+    return [Operation(OpKind.UPDATE, "updated by the caller", draft=draft, target=memory_id)]
+
+
+def forget_ids(core: Core, partition: tuple[str, str], memory_ids: list[str], reason: str) -> dict[str, Any]:
+    """Physically erase memories (every version, their source messages' text) and journal the erasure."""
+    now = core.clock.now()
+    results, journal = [], []
+    from memscribe.core.ids import new_id
+
+    for memory_id in dict.fromkeys(memory_ids):
+        record = core.store.get(partition, memory_id)
+        versions = core.store.versions(partition, memory_id)
+        if not versions:
+            continue
+        scope = (record or versions[-1]).scope
+        journal.append(
+            JournalEntry(
+                id=new_id(),
+                episode_id=None,
+                scope=scope,
+                kind=OpKind.DELETE,
+                memory_id=memory_id,
+                version_id=None,
+                reason=reason,
+                candidates=(),
+                writer="api",
+                accepted=True,
+                created_at=now,
+            )
+        )
+        results.append({"id": memory_id, "memory": "", "event": "DELETE"})
+    if journal:
+        core.store.apply(
+            Changeset(partition=partition, episode_id=None, erase=tuple(r["id"] for r in results),
+                      journal=tuple(journal))
+        )  # fmt: skip
+    return {"results": results}

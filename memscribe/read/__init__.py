@@ -1,0 +1,1 @@
+"""The read path: query → gather (vector, keyword) → fuse → filter → pack."""

@@ -1,0 +1,44 @@
+"""Hybrid search over one partition: vector and keyword candidates, fused by rank."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from memscribe.core.records import MemoryRecord
+from memscribe.core.text import keyword_terms
+from memscribe.providers.ports import Embedder
+from memscribe.read.fuse import fuse_rrf
+from memscribe.stores.ports import Partition, RecordFilter, Store
+
+__all__ = ["Hit", "gather_hits"]
+
+
+@dataclass(frozen=True)
+class Hit:
+    record: MemoryRecord
+    score: float
+    vector_score: float | None
+    keyword_score: float | None
+
+
+def gather_hits(
+    store: Store,
+    embedder: Embedder,
+    partition: Partition,
+    query: str,
+    flt: RecordFilter,
+    limit: int,
+    *,
+    query_vector: object | None = None,
+) -> list[Hit]:
+    """The ``limit`` best current memories for ``query`` under ``flt``."""
+    depth = max(limit * 3, 30)
+    vector = query_vector if query_vector is not None else embedder.embed([query])[0]
+    by_vector = store.vector_search(partition, vector, embedder.model_id, flt, depth)  # type: ignore[arg-type]
+    by_keyword = store.keyword_search(partition, keyword_terms(query), flt, depth)
+    fused = fuse_rrf([by_vector, by_keyword])[:limit]
+    records = {r.version_id: r for r in store.by_version_ids(partition, [vid for vid, _ in fused])}
+    vscore, kscore = dict(by_vector), dict(by_keyword)
+    return [
+        Hit(records[vid], score, vscore.get(vid), kscore.get(vid)) for vid, score in fused if vid in records
+    ]

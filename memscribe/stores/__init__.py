@@ -1,0 +1,1 @@
+"""Stores: ports plus the SQLite default and the in-memory fake."""

@@ -1,0 +1,138 @@
+"""Connections, transactions and the writer lock.
+
+SQLite allows one writer at a time. Writers in this process queue on a thread lock; writers in other
+processes queue on a file lock beside the database; ``BEGIN IMMEDIATE`` with a busy timeout and a bounded
+retry covers checkpoints and foreign writers. Callers never see "database is locked": they wait, or after
+``lock_timeout`` seconds get :class:`StoreLocked`.
+"""
+
+from __future__ import annotations
+
+import errno
+import random
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TypeVar
+
+from filelock import FileLock, Timeout
+
+from memscribe.errors import StoreError, StoreFull, StoreLocked, StoreReadOnly
+
+__all__ = ["Database", "translate"]
+
+T = TypeVar("T")
+
+
+class Database:
+    """A SQLite file in WAL mode with one connection per thread and serialised write transactions."""
+
+    def __init__(self, path: Path, *, lock_timeout: float = 60.0) -> None:
+        self.path = path
+        self.lock_timeout = lock_timeout
+        self._local = threading.local()
+        self._connections: list[sqlite3.Connection] = []
+        self._registry_lock = threading.Lock()
+        self._thread_lock = threading.RLock()
+        self._file_lock = FileLock(str(path) + ".lock", timeout=lock_timeout)
+
+    def connection(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._open()
+            self._local.conn = conn
+            with self._registry_lock:
+                self._connections.append(conn)
+        return conn
+
+    def _open(self) -> sqlite3.Connection:
+        try:
+            conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=10.0)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA secure_delete=ON")  # freed pages are zeroed: purge leaves no bytes
+            conn.execute("PRAGMA foreign_keys=ON")
+        except sqlite3.Error as exc:
+            raise translate(exc) from exc
+        return conn
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction, serialised across threads and processes; rolled back on any error."""
+        with self._thread_lock:
+            try:
+                self._file_lock.acquire()
+            except Timeout as exc:
+                raise StoreLocked(f"{self.path} stayed locked for {self.lock_timeout:.0f}s") from exc
+            try:
+                conn = self.connection()
+                self._begin(conn)
+                try:
+                    yield conn
+                    conn.execute("COMMIT")
+                except BaseException:
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+                    raise
+            except sqlite3.Error as exc:
+                raise translate(exc) from exc
+            finally:
+                self._file_lock.release()
+
+    def _begin(self, conn: sqlite3.Connection) -> None:
+        deadline = time.monotonic() + self.lock_timeout
+        delay = 0.005
+        while True:
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as exc:
+                if not _is_busy(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(delay * (1 + random.random()))
+                delay = min(delay * 2, 0.2)
+
+    def read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run a read on this thread's connection, retrying briefly if a checkpoint holds the file."""
+        deadline = time.monotonic() + self.lock_timeout
+        while True:
+            try:
+                return fn(self.connection())
+            except sqlite3.OperationalError as exc:
+                if not _is_busy(exc) or time.monotonic() > deadline:
+                    raise translate(exc) from exc
+                time.sleep(0.01)
+            except sqlite3.Error as exc:
+                raise translate(exc) from exc
+
+    def close(self) -> None:
+        with self._registry_lock:
+            for conn in self._connections:
+                try:
+                    conn.close()
+                except sqlite3.Error:
+                    pass
+            self._connections.clear()
+        self._local = threading.local()
+
+
+def _is_busy(exc: sqlite3.OperationalError) -> bool:
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
+
+
+def translate(exc: BaseException) -> StoreError:
+    """Map sqlite3 / OS errors to the store error family."""
+    text = str(exc).lower()
+    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC or "full" in text:
+        return StoreFull(f"the disk holding the store is full: {exc}")
+    if isinstance(exc, OSError) and exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM) or "readonly" in text:
+        return StoreReadOnly(f"the store is not writable: {exc}")
+    if "read-only" in text or "unable to open" in text:
+        return StoreReadOnly(f"the store cannot be opened for writing: {exc}")
+    if _is_busy(exc) if isinstance(exc, sqlite3.OperationalError) else False:
+        return StoreLocked(f"the store stayed locked: {exc}")
+    return StoreError(f"store failure: {exc}")

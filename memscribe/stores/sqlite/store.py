@@ -1,0 +1,416 @@
+"""SQLiteStore: the embedded default backend. One file in WAL mode holds episodes, memory versions,
+vectors, the keyword index and the journal; per-partition ANN indexes live beside it."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from memscribe.core.records import Episode, JournalEntry, MemoryRecord
+from memscribe.errors import EmbeddingMismatch, StoreError, WriteConflict
+from memscribe.stores.ports import Changeset, EpisodeState, Partition, PurgeReport, RecordFilter
+from memscribe.stores.sqlite import codec, maintenance
+from memscribe.stores.sqlite.codec import MEMORY_COLUMNS, t
+from memscribe.stores.sqlite.db import Database
+from memscribe.stores.sqlite.filters import where
+from memscribe.stores.sqlite.schema import migrate
+from memscribe.stores.sqlite.vectors import VectorCache, partition_token
+
+if TYPE_CHECKING:
+    from memscribe.providers.ports import Vectors
+
+__all__ = ["SQLiteStore"]
+
+MAX_EPISODE_ATTEMPTS = 5
+_M = ", ".join(f"m.{c.strip()}" for c in MEMORY_COLUMNS.split(","))
+
+
+class SQLiteStore:
+    """The system of record. Files are created on the first write, never on construction."""
+
+    def __init__(self, path: str | Path, *, lock_timeout: float = 60.0) -> None:
+        self.path = Path(path)
+        self.db = Database(self.path, lock_timeout=lock_timeout)
+        self.vectors = VectorCache(Path(str(self.path) + ".ann"))
+        self._ready = False
+
+    # -- lifecycle ---------------------------------------------------------------------------------
+
+    def _open(self, create: bool) -> bool:
+        if self._ready:
+            return True
+        if not create and not self.path.exists():
+            return False
+        if create:
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                from memscribe.stores.sqlite.db import translate
+
+                raise translate(exc) from exc
+        with self.db._file_lock:
+            try:
+                migrate(self.db.connection())
+            except sqlite3.Error as exc:
+                from memscribe.stores.sqlite.db import translate
+
+                raise translate(exc) from exc
+        self._ready = True
+        return True
+
+    def close(self) -> None:
+        if self._ready:
+            self.vectors.save_all()
+        self.db.close()
+        self._ready = False
+
+    def _read(self, fn: Any, empty: Any) -> Any:
+        if not self._open(create=False):
+            return empty
+        return self.db.read(fn)
+
+    # -- episodes ------------------------------------------------------------------------------------
+
+    def put_episode(self, episode: Episode) -> EpisodeState:
+        self._open(create=True)
+        with self.db.write() as conn:
+            s = episode.scope
+            row = conn.execute(
+                "SELECT id, status, attempts, error FROM episodes WHERE id = ? "
+                "OR (tenant = ? AND user_id = ? AND idempotency_key = ?)",
+                (episode.id, s.tenant, s.user_id, episode.idempotency_key),
+            ).fetchone()
+            if row:
+                return EpisodeState(row[0], row[1], created=False, attempts=row[2], error=row[3])
+            marks = ",".join("?" * 11)
+            conn.execute(
+                f"INSERT INTO episodes ({codec.EPISODE_COLUMNS}, created_at) VALUES ({marks}, ?)",
+                (*codec.episode_params(episode), t(episode.timestamp)),
+            )
+        return EpisodeState(episode.id, "pending", created=True)
+
+    def get_episode(self, partition: Partition, episode_id: str) -> Episode | None:
+        def run(conn: sqlite3.Connection) -> Episode | None:
+            row = conn.execute(
+                f"SELECT {codec.EPISODE_COLUMNS} FROM episodes WHERE id = ? AND tenant = ? AND user_id = ?",
+                (episode_id, *partition),
+            ).fetchone()
+            return codec.episode_row(row) if row else None
+
+        result: Episode | None = self._read(run, None)
+        return result
+
+    def episode_state(self, partition: Partition, episode_id: str) -> EpisodeState | None:
+        def run(conn: sqlite3.Connection) -> EpisodeState | None:
+            row = conn.execute(
+                "SELECT id, status, attempts, error FROM episodes WHERE id = ? AND tenant = ? AND user_id = ?",
+                (episode_id, *partition),
+            ).fetchone()
+            return EpisodeState(row[0], row[1], False, row[2], row[3]) if row else None
+
+        result: EpisodeState | None = self._read(run, None)
+        return result
+
+    def pending_episodes(self, limit: int = 100) -> list[Episode]:
+        def run(conn: sqlite3.Connection) -> list[Episode]:
+            rows = conn.execute(
+                f"SELECT {codec.EPISODE_COLUMNS} FROM episodes WHERE status != 'done' AND attempts < ? "
+                "ORDER BY rowid LIMIT ?",
+                (MAX_EPISODE_ATTEMPTS, limit),
+            ).fetchall()
+            return [codec.episode_row(r) for r in rows]
+
+        result: list[Episode] = self._read(run, [])
+        return result
+
+    def fail_episode(self, episode_id: str, error: str) -> None:
+        self._open(create=True)
+        with self.db.write() as conn:
+            conn.execute(
+                "UPDATE episodes SET status = 'failed', attempts = attempts + 1, error = ? WHERE id = ?",
+                (error[:2000], episode_id),
+            )
+
+    def episodes(self, partition: Partition) -> Iterator[Episode]:
+        def run(conn: sqlite3.Connection) -> list[Episode]:
+            rows = conn.execute(
+                f"SELECT {codec.EPISODE_COLUMNS} FROM episodes WHERE tenant = ? AND user_id = ? "
+                "ORDER BY timestamp, rowid",
+                partition,
+            ).fetchall()
+            return [codec.episode_row(r) for r in rows]
+
+        yield from self._read(run, [])
+
+    # -- memories ------------------------------------------------------------------------------------
+
+    def apply(self, changes: Changeset) -> bool:
+        self._open(create=True)
+        with self.db.write() as conn:
+            if changes.episode_id and changes.require_pending:
+                row = conn.execute("SELECT status FROM episodes WHERE id = ?", (changes.episode_id,)).fetchone()
+                if row is not None and row[0] == "done":
+                    return False
+            for version_id, when in changes.retire:
+                self._retire(conn, changes.partition, version_id, when)
+            for memory_id in changes.erase:
+                maintenance.erase_memory(conn, changes.partition, memory_id)
+            self._insert(conn, changes)
+            marks = ",".join("?" * 21)
+            for entry in changes.journal:
+                conn.execute(
+                    f"INSERT INTO journal ({codec.JOURNAL_COLUMNS}) VALUES ({marks})", codec.journal_params(entry)
+                )
+            if changes.episode_id and changes.episode_done:
+                conn.execute(
+                    "UPDATE episodes SET status = 'done', error = NULL, processed_at = ? WHERE id = ?",
+                    (t(changes.journal[0].created_at) if changes.journal else None, changes.episode_id),
+                )
+        return True
+
+    def _retire(self, conn: sqlite3.Connection, partition: Partition, version_id: str, when: Any) -> None:
+        row = conn.execute(
+            "SELECT rowid, status FROM memories WHERE version_id = ? AND tenant = ? AND user_id = ? "
+            "AND retired_at IS NULL",
+            (version_id, *partition),
+        ).fetchone()
+        if row is None:
+            raise WriteConflict(f"version {version_id} is no longer current in this partition")
+        conn.execute("UPDATE memories SET retired_at = ? WHERE rowid = ?", (t(when), row[0]))
+        if row[1] == "active":
+            conn.execute(
+                "INSERT INTO vector_log (tenant, user_id, key, op) VALUES (?, ?, ?, 'remove')", (*partition, row[0])
+            )
+
+    def _insert(self, conn: sqlite3.Connection, changes: Changeset) -> None:
+        fresh = [r for r in changes.insert if r.version_id not in changes.reuse_vector]
+        vectors = changes.vectors
+        if fresh and (vectors is None or len(vectors) != len(fresh)):
+            raise StoreError("a changeset must carry one vector per new text")
+        if fresh and vectors is not None:
+            self._check_model(conn, fresh[0].embedding_model or "", int(vectors.shape[1]))
+        token = partition_token(changes.partition)
+        position = {r.version_id: i for i, r in enumerate(fresh)}
+        marks = ",".join("?" * 30)
+        for record in changes.insert:
+            if record.scope.partition != changes.partition:
+                raise StoreError("a changeset may only write inside its own partition")
+            cur = conn.execute(f"INSERT INTO memories ({MEMORY_COLUMNS}) VALUES ({marks})", codec.memory_params(record))
+            rowid = cur.lastrowid
+            conn.execute("INSERT INTO memories_fts (rowid, text, part) VALUES (?, ?, ?)", (rowid, record.text, token))
+            if record.version_id in changes.reuse_vector:
+                source = changes.reuse_vector[record.version_id]
+                conn.execute(
+                    "INSERT INTO vectors (rowid, tenant, user_id, model, dim, vector) "
+                    "SELECT ?, v.tenant, v.user_id, v.model, v.dim, v.vector FROM vectors v "
+                    "JOIN memories m ON m.rowid = v.rowid WHERE m.version_id = ?",
+                    (rowid, source),
+                )
+            else:
+                assert vectors is not None
+                blob = np.ascontiguousarray(vectors[position[record.version_id]], dtype=np.float32).tobytes()
+                conn.execute(
+                    "INSERT INTO vectors (rowid, tenant, user_id, model, dim, vector) VALUES (?, ?, ?, ?, ?, ?)",
+                    (rowid, *changes.partition, record.embedding_model, vectors.shape[1], blob),
+                )
+            if record.retired_at is None and record.status.value == "active":
+                conn.execute(
+                    "INSERT INTO vector_log (tenant, user_id, key, op) VALUES (?, ?, ?, 'add')",
+                    (*changes.partition, rowid),
+                )
+
+    def _check_model(self, conn: sqlite3.Connection, model: str, dim: int) -> None:
+        meta = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('embedding_model', 'dim')"))
+        if not meta:
+            conn.executemany(
+                "INSERT INTO meta (key, value) VALUES (?, ?)", [("embedding_model", model), ("dim", str(dim))]
+            )
+        elif meta.get("embedding_model") != model or int(meta.get("dim", 0)) != dim:
+            raise EmbeddingMismatch(
+                f"this store holds {meta.get('embedding_model')} vectors of dim {meta.get('dim')}; "
+                f"got {model} of dim {dim}. Use the same embedder, or re-embed with `memscribe reindex`."
+            )
+
+    def embedding_model(self) -> tuple[str, int] | None:
+        def run(conn: sqlite3.Connection) -> tuple[str, int] | None:
+            meta = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('embedding_model', 'dim')"))
+            return (meta["embedding_model"], int(meta["dim"])) if meta else None
+
+        result: tuple[str, int] | None = self._read(run, None)
+        return result
+
+    def get(self, partition: Partition, memory_id: str) -> MemoryRecord | None:
+        rows = self._select("m.id = ? AND m.retired_at IS NULL", [memory_id], partition)
+        return rows[0] if rows else None
+
+    def versions(self, partition: Partition, memory_id: str) -> list[MemoryRecord]:
+        return self._select("m.id = ?", [memory_id], partition, order="m.version, m.rowid")
+
+    def by_version_ids(self, partition: Partition, version_ids: Sequence[str]) -> list[MemoryRecord]:
+        if not version_ids:
+            return []
+        found = self._select(f"m.version_id IN ({','.join('?' * len(version_ids))})", list(version_ids), partition)
+        order = {v: i for i, v in enumerate(version_ids)}
+        return sorted(found, key=lambda r: order[r.version_id])
+
+    def by_slot(self, partition: Partition, slot: str) -> list[MemoryRecord]:
+        return self._select("m.slot = ? AND m.retired_at IS NULL AND m.status = 'active'", [slot], partition)
+
+    def by_subject(self, partition: Partition, subject: str, limit: int = 50) -> list[MemoryRecord]:
+        return self._select(
+            "m.subject = ? AND m.retired_at IS NULL AND m.status = 'active'", [subject], partition, limit=limit
+        )
+
+    def owner_of(self, tenant: str, memory_id: str) -> str | None:
+        def run(conn: sqlite3.Connection) -> str | None:
+            row = conn.execute("SELECT user_id FROM memories WHERE tenant = ? AND id = ? LIMIT 1", (tenant, memory_id))
+            found = row.fetchone()
+            return str(found[0]) if found else None
+
+        result: str | None = self._read(run, None)
+        return result
+
+    def query(
+        self, partition: Partition, flt: RecordFilter, *, limit: int = 100, offset: int = 0
+    ) -> list[MemoryRecord]:
+        clause, params = where(partition, flt)
+        return self._select(clause, params, None, order="m.valid_from DESC, m.rowid DESC", limit=limit, offset=offset)
+
+    def _select(
+        self,
+        clause: str,
+        params: list[Any],
+        partition: Partition | None,
+        *,
+        order: str = "m.rowid",
+        limit: int = -1,
+        offset: int = 0,
+    ) -> list[MemoryRecord]:
+        if partition is not None:
+            clause += " AND m.tenant = ? AND m.user_id = ?"
+            params = [*params, *partition]
+        sql = f"SELECT {_M} FROM memories m WHERE {clause} ORDER BY {order} LIMIT ? OFFSET ?"
+
+        def run(conn: sqlite3.Connection) -> list[MemoryRecord]:
+            return [codec.memory_row(r) for r in conn.execute(sql, (*params, limit, offset))]
+
+        result: list[MemoryRecord] = self._read(run, [])
+        return result
+
+    # -- search --------------------------------------------------------------------------------------
+
+    def keyword_search(
+        self, partition: Partition, terms: Sequence[str], flt: RecordFilter, limit: int
+    ) -> list[tuple[str, float]]:
+        if not terms:
+            return []
+        words = " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
+        match = f'part:{partition_token(partition)} AND ({words})'
+        clause, params = where(partition, flt)
+        sql = (
+            "SELECT m.version_id, bm25(memories_fts, 1.0, 0.0) AS rank FROM memories_fts "
+            f"JOIN memories m ON m.rowid = memories_fts.rowid WHERE memories_fts MATCH ? AND {clause} "
+            "ORDER BY rank LIMIT ?"
+        )
+
+        def run(conn: sqlite3.Connection) -> list[tuple[str, float]]:
+            return [(vid, -rank) for vid, rank in conn.execute(sql, (match, *params, limit))]
+
+        result: list[tuple[str, float]] = self._read(run, [])
+        return result
+
+    def vector_search(
+        self, partition: Partition, vector: Vectors, model_id: str, flt: RecordFilter, limit: int
+    ) -> list[tuple[str, float]]:
+        known = self.embedding_model()
+        if known is None:
+            return []
+        query = np.asarray(vector, dtype=np.float32).reshape(-1)
+        if known != (model_id, query.shape[0]):
+            raise EmbeddingMismatch(
+                f"this store holds {known[0]} vectors of dim {known[1]}; the query used {model_id} of dim "
+                f"{query.shape[0]}"
+            )
+        if flt.current_only:
+            return self._ann_search(partition, query, flt, limit, known[1])
+        return self._exact_search(partition, query, flt, limit)
+
+    def _ann_search(
+        self, partition: Partition, query: Vectors, flt: RecordFilter, limit: int, dim: int
+    ) -> list[tuple[str, float]]:
+        clause, params = where(partition, flt)
+        k = limit * 3 + 10
+
+        def run(conn: sqlite3.Connection) -> list[tuple[str, float]]:
+            nonlocal k
+            while True:
+                hits = self.vectors.search(conn, partition, dim, query, k)
+                if not hits:
+                    return []
+                score = dict(hits)
+                marks = ",".join("?" * len(hits))
+                rows = conn.execute(
+                    f"SELECT m.rowid, m.version_id FROM memories m WHERE m.rowid IN ({marks}) AND {clause}",
+                    (*score, *params),
+                ).fetchall()
+                found = sorted(((score[r[0]], r[1]) for r in rows), reverse=True)
+                if len(found) >= limit or len(hits) < k:
+                    return [(vid, s) for s, vid in found[:limit]]
+                k *= 4  # filters hid too many neighbours: widen the net
+
+        result: list[tuple[str, float]] = self._read(run, [])
+        return result
+
+    def _exact_search(
+        self, partition: Partition, query: Vectors, flt: RecordFilter, limit: int
+    ) -> list[tuple[str, float]]:
+        clause, params = where(partition, flt)
+
+        def run(conn: sqlite3.Connection) -> list[tuple[str, float]]:
+            rows = conn.execute(
+                f"SELECT m.version_id, v.vector FROM vectors v JOIN memories m ON m.rowid = v.rowid WHERE {clause}",
+                params,
+            ).fetchall()
+            if not rows:
+                return []
+            matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+            scores = matrix @ query
+            top = np.argsort(-scores)[:limit]
+            return [(rows[i][0], float(scores[i])) for i in top]
+
+        result: list[tuple[str, float]] = self._read(run, [])
+        return result
+
+    # -- journal and maintenance ---------------------------------------------------------------------
+
+    def journal(
+        self, partition: Partition, *, memory_id: str | None = None, episode_id: str | None = None
+    ) -> list[JournalEntry]:
+        clause, params = "tenant = ? AND user_id = ?", list(partition)
+        if memory_id is not None:
+            clause += " AND memory_id = ?"
+            params.append(memory_id)
+        if episode_id is not None:
+            clause += " AND episode_id = ?"
+            params.append(episode_id)
+        sql = f"SELECT {codec.JOURNAL_COLUMNS} FROM journal WHERE {clause} ORDER BY rowid"
+
+        def run(conn: sqlite3.Connection) -> list[JournalEntry]:
+            return [codec.journal_row(r) for r in conn.execute(sql, params)]
+
+        result: list[JournalEntry] = self._read(run, [])
+        return result
+
+    def purge(self, partition: Partition) -> PurgeReport:
+        self._open(create=True)
+        return maintenance.purge_partition(self, partition)
+
+    def stats(self, partition: Partition | None = None) -> dict[str, Any]:
+        return maintenance.stats(self, partition)
+
+    def check(self) -> list[str]:
+        return maintenance.check(self)

@@ -1,0 +1,158 @@
+"""Per-partition vector indexes kept in step with SQLite.
+
+SQLite holds every vector (as a BLOB) and ``vector_log``, the order in which current active rows entered
+and left. Each partition's in-memory index remembers the last log sequence it applied (its watermark);
+before a search it replays newer entries, so writes from other processes show up without a rebuild.
+An index is saved beside the database with its watermark and reloaded on the next start; a missing or
+unreadable file is rebuilt from SQLite.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from memscribe.stores.ann import AutoIndex
+from memscribe.errors import StoreError
+from memscribe.stores.ports import Partition
+
+if TYPE_CHECKING:
+    from memscribe.providers.ports import Vectors
+
+__all__ = ["VectorCache", "partition_token"]
+
+
+def partition_token(partition: Partition) -> str:
+    """A stable, content-free name for a partition (used in FTS and index file names)."""
+    return "p" + hashlib.sha256("\x00".join(partition).encode()).hexdigest()[:24]
+
+
+class _Entry:
+    def __init__(self, index: AutoIndex, watermark: int) -> None:
+        self.index = index
+        self.watermark = watermark
+        self.dirty = 0
+        self.lock = threading.Lock()
+
+
+class VectorCache:
+    """Lazily loaded, incrementally synced ANN indexes, one per partition."""
+
+    def __init__(self, directory: Path, *, save_every: int = 5_000) -> None:
+        self.directory = directory
+        self.save_every = save_every
+        self._entries: dict[Partition, _Entry] = {}
+        self._lock = threading.Lock()
+
+    def search(
+        self, conn: sqlite3.Connection, partition: Partition, dim: int, vector: Vectors, k: int
+    ) -> list[tuple[int, float]]:
+        entry = self._entry(conn, partition, dim)
+        with entry.lock:
+            self._sync(conn, partition, entry)
+            if len(entry.index) == 0:
+                return []
+            return entry.index.search(vector, min(k, len(entry.index)))
+
+    def size(self, conn: sqlite3.Connection, partition: Partition, dim: int) -> int:
+        entry = self._entry(conn, partition, dim)
+        with entry.lock:
+            self._sync(conn, partition, entry)
+            return len(entry.index)
+
+    def drop(self, partition: Partition) -> list[Path]:
+        """Forget a partition's index and delete its files (purge). Returns the paths removed."""
+        with self._lock:
+            self._entries.pop(partition, None)
+        removed = []
+        for path in self._paths(partition):
+            if path.exists():
+                path.unlink()
+                removed.append(path)
+        return removed
+
+    def files(self) -> list[Path]:
+        return sorted(self.directory.glob("*")) if self.directory.exists() else []
+
+    def save_all(self) -> None:
+        with self._lock:
+            entries = list(self._entries.items())
+        for partition, entry in entries:
+            with entry.lock:
+                if entry.dirty:
+                    self._save(partition, entry)
+
+    def _entry(self, conn: sqlite3.Connection, partition: Partition, dim: int) -> _Entry:
+        with self._lock:
+            entry = self._entries.get(partition)
+            if entry is None or entry.index.dim != dim:
+                entry = self._load(partition, dim) or _Entry(AutoIndex(dim), 0)
+                self._entries[partition] = entry
+            return entry
+
+    def _sync(self, conn: sqlite3.Connection, partition: Partition, entry: _Entry) -> None:
+        rows = conn.execute(
+            "SELECT seq, key, op FROM vector_log WHERE tenant = ? AND user_id = ? AND seq > ? ORDER BY seq",
+            (*partition, entry.watermark),
+        ).fetchall()
+        if not rows:
+            return
+        live: dict[int, bool] = {}
+        for _, key, op in rows:
+            live[key] = op == "add"
+        removed = [k for k, alive in live.items() if not alive]
+        if removed:
+            entry.index.remove(removed)
+        added = [k for k, alive in live.items() if alive]
+        for start in range(0, len(added), 5_000):
+            chunk = added[start : start + 5_000]
+            marks = ",".join("?" * len(chunk))
+            found = conn.execute(f"SELECT rowid, vector FROM vectors WHERE rowid IN ({marks})", chunk).fetchall()
+            if found:
+                keys = [r[0] for r in found]
+                matrix = np.frombuffer(b"".join(r[1] for r in found), dtype=np.float32)
+                entry.index.add(keys, matrix.reshape(len(found), -1))
+        entry.watermark = rows[-1][0]
+        entry.dirty += len(rows)
+        if entry.dirty >= self.save_every:
+            self._save(partition, entry)
+
+    def _paths(self, partition: Partition) -> list[Path]:
+        name = partition_token(partition)
+        return [self.directory / f"{name}.json", *sorted(self.directory.glob(f"{name}-*.index"))]
+
+    def _save(self, partition: Partition, entry: _Entry) -> None:
+        # The index file is named by its watermark and the JSON names the file, so a reader never pairs an
+        # index with another snapshot's watermark, whatever order concurrent savers finish in.
+        name = partition_token(partition)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        index_name = f"{name}-{entry.watermark}.index"
+        entry.index.save(self.directory / index_name)
+        meta_path = self.directory / f"{name}.json"
+        tmp = self.directory / f"{name}.json.{os.getpid()}.tmp"
+        meta = {"file": index_name, "watermark": entry.watermark, "dim": entry.index.dim, "size": len(entry.index)}
+        tmp.write_text(json.dumps(meta))
+        os.replace(tmp, meta_path)
+        entry.dirty = 0
+        for old in self.directory.glob(f"{name}-*.index"):
+            if old.name != index_name:
+                old.unlink(missing_ok=True)
+
+    def _load(self, partition: Partition, dim: int) -> _Entry | None:
+        try:
+            meta = json.loads((self.directory / f"{partition_token(partition)}.json").read_text())
+            if meta["dim"] != dim:
+                return None
+            index = AutoIndex.load(self.directory / meta["file"], dim)
+            if len(index) != meta["size"]:
+                return None
+            return _Entry(index, int(meta["watermark"]))
+        except (OSError, ValueError, KeyError, StoreError):
+            return None  # absent or unreadable: rebuilt from SQLite by replaying the whole log

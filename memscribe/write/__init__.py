@@ -1,0 +1,1 @@
+"""The write path: ingest → route → writer (propose operations) → plan (enforce invariants) → apply."""

@@ -1,0 +1,52 @@
+"""The writer port: episode + candidates + context + clock → operations.
+
+A writer only *proposes*; :mod:`memscribe.write.plan` enforces the invariants every writer is held to and
+the store applies the accepted operations in one transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from memscribe.core.clock import Clock
+from memscribe.core.records import Episode, MemoryRecord, Operation
+
+__all__ = ["CandidateSource", "WriteContext", "Writer"]
+
+
+class CandidateSource(Protocol):
+    """Current memories of the episode's partition that a writer may judge new statements against."""
+
+    def similar(self, text: str, limit: int = 8) -> list[MemoryRecord]:
+        """Current memories closest to ``text`` (vector + keyword fused)."""
+        ...
+
+    def by_slot(self, slot: str) -> list[MemoryRecord]:
+        """Current memories holding ``slot`` ("subject/attribute")."""
+        ...
+
+    def by_subject(self, subject: str, limit: int = 50) -> list[MemoryRecord]:
+        """Current memories about ``subject``."""
+        ...
+
+
+@dataclass(frozen=True)
+class WriteContext:
+    """What a writer may know beyond the episode: earlier messages of the session and free-form hints."""
+
+    recent_messages: Sequence[str] = ()
+    hints: dict[str, str] = field(default_factory=dict)
+
+
+@runtime_checkable
+class Writer(Protocol):
+    """Proposes operations for one episode. Pure with respect to the store: reads through ``candidates``."""
+
+    name: str
+    version: str
+
+    def propose(
+        self, episode: Episode, candidates: CandidateSource, context: WriteContext, clock: Clock
+    ) -> list[Operation]: ...
