@@ -166,9 +166,7 @@ def normalize_evidence(raw: object, valid: Collection[str]) -> frozenset[str]:
     ids that name no turn of the conversation (dropped), and evidence given as a bare string.
     """
     items: Iterable[object] = [raw] if isinstance(raw, str) else raw if isinstance(raw, Iterable) else ()
-    found = {
-        f"D{int(m.group(1))}:{int(m.group(2))}" for item in items for m in _DIA_ID.finditer(str(item))
-    }
+    found = {f"D{int(m.group(1))}:{int(m.group(2))}" for item in items for m in _DIA_ID.finditer(str(item))}
     return frozenset(found & set(valid))
 
 
@@ -212,4 +210,3 @@ def parts_containment(gold: str, texts: Sequence[str], k: int) -> float:
         return 0.0
     context = normalize_answer(" ".join(texts[:k]))
     return sum(contains_value(context, p) for p in parts) / len(parts)
-

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import tempfile
 import time
@@ -71,7 +72,9 @@ def make_vectors(n: int, params: Params, *, seed_offset: int = 0) -> Matrix:
     if params.data == "random":
         rows = rng.standard_normal((n, params.dim), dtype=np.float32)
     elif params.data == "clustered":
-        centres = np.random.default_rng(params.seed + 999).standard_normal((1000, params.dim), dtype=np.float32)
+        centres = np.random.default_rng(params.seed + 999).standard_normal(
+            (1000, params.dim), dtype=np.float32
+        )
         centres /= np.linalg.norm(centres, axis=1, keepdims=True)
         # Noise of norm ~1 around a unit centre: same-topic pairs sit near cosine 0.5, like related texts.
         rows = centres[rng.integers(0, len(centres), n)]
@@ -167,13 +170,14 @@ class _Faiss:
 
         faiss.omp_set_num_threads(p.threads)
         self.p, self.lib = p, faiss
+        inner: Any
         if name == "faiss-flat":
             inner = faiss.IndexFlatIP(p.dim)
         else:
             inner = faiss.IndexHNSWFlat(p.dim, p.connectivity, faiss.METRIC_INNER_PRODUCT)
             inner.hnsw.efConstruction = p.expansion_add
             inner.hnsw.efSearch = max(p.expansion_search, p.k)
-        self.index = faiss.IndexIDMap(inner)
+        self.index: Any = faiss.IndexIDMap(inner)
 
     def build(self, keys: npt.NDArray[np.int64], data: Matrix) -> None:
         self.index.add_with_ids(data, keys)
@@ -196,9 +200,8 @@ class _SqliteVec:
     def __init__(self, name: str, p: Params, workdir: str) -> None:
         self.p, self.path = p, Path(workdir) / "vec.db"
         self.db = self._connect(self.path)
-        self.db.execute(
-            f"CREATE VIRTUAL TABLE v USING vec0(id INTEGER PRIMARY KEY, e float[{p.dim}] distance_metric=cosine)"
-        )
+        columns = f"id INTEGER PRIMARY KEY, e float[{p.dim}] distance_metric=cosine"
+        self.db.execute(f"CREATE VIRTUAL TABLE v USING vec0({columns})")
 
     @staticmethod
     def _connect(path: Path) -> Any:
@@ -265,7 +268,7 @@ def _measure(name: str, data_path: str, query_path: str, p: Params) -> dict[str,
     adapter.build(keys, data)
     build_s = time.perf_counter() - started
     rss_after = _rss_mb()
-    for query in queries[:5]:  # warm caches and lazy initialisation out of the timings
+    for query in queries[:20]:  # warm caches and lazy initialisation out of the timings
         adapter.search(query, p.k)
     found, timings = [], []
     for query in queries:
@@ -346,13 +349,19 @@ def run(
 def _meta(p: Params) -> dict[str, Any]:
     import importlib.metadata as md
 
-    versions = {}
+    versions: dict[str, str | None] = {}
     for dist in ("numpy", "usearch", "hnswlib", "faiss-cpu", "sqlite-vec", "apsw"):
         try:
             versions[dist] = md.version(dist)
         except md.PackageNotFoundError:
             versions[dist] = None
-    machine = {"python": platform.python_version(), "machine": platform.machine(), "processor": platform.processor()}
+    machine: dict[str, Any] = {
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+    }
+    if hasattr(os, "getloadavg"):  # a busy shared machine shows up in the latency tails
+        machine["loadavg_at_end"] = os.getloadavg()[0]
     return {"params": asdict(p), "versions": versions, "platform": machine}
 
 
@@ -371,7 +380,9 @@ def _format_row(row: dict[str, Any], k: int) -> str:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Command line: run the benchmark, print a table and write the JSON report."""
-    parser = argparse.ArgumentParser(prog="python -m memscribe.bench.vectors", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m memscribe.bench.vectors", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--dim", type=int, default=384)
     parser.add_argument("--candidates", nargs="+", default=list(CANDIDATES), choices=CANDIDATES)
@@ -394,7 +405,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         expansion_add=args.expansion_add,
         expansion_search=args.expansion_search,
     )
-    header = [f"{'candidate':<12}", f"{'n':>8}"] + [f"{c:>9}" for c in (*_COLUMNS[2:], "recall@10", f"recall@{p.k}")]
+    header = [f"{'candidate':<12}", f"{'n':>8}"] + [
+        f"{c:>9}" for c in (*_COLUMNS[2:], "recall@10", f"recall@{p.k}")
+    ]
     print(" ".join(header), flush=True)
     report = run(args.sizes, args.dim, candidates=args.candidates, params=p, progress=True)
     out = Path(args.json)

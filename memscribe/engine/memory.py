@@ -190,6 +190,35 @@ class Memory:
         chosen = [h["id"] for h in hits if h["scores"]["keyword"] is not None]
         return writing.forget_ids(self._core, self._core.partition(user_id), chosen, "forgotten on request")
 
+    def replay(self, *, user_id: object, writer: str | Writer | None = None) -> dict[str, Any]:
+        """Re-derive a user's memories from the retained episodes with ``writer`` (default: this Memory's).
+
+        The current derivation is retracted (kept as history, journaled with the reason) and every episode
+        is written again in time order, so a store built by ``raw`` can be upgraded to ``lite`` or an LLM.
+        """
+        from dataclasses import replace as dc_replace
+
+        from memscribe.write.registry import make_writer
+
+        partition = self._core.partition(user_id)
+        chosen = make_writer(writer) if isinstance(writer, str) else writer or self._core.writer
+        core = dc_replace(self._core, writer=chosen)
+        retracted = writing.retract_all(core, partition, f"replaced by replay with writer {chosen.name!r}")
+        episodes = [e for e in core.store.episodes(partition) if e.metadata.get("operation") is None]
+        counts: dict[str, int] = {}
+        for episode in episodes:
+            for attempt in range(core.max_retries + 1):
+                proposal = writing.propose_ops(core, episode)
+                try:
+                    result = writing.commit_ops(core, episode, proposal, require_pending=False)
+                    break
+                except WriteConflict:
+                    if attempt == core.max_retries:
+                        raise
+            for item in result["results"]:
+                counts[item["event"]] = counts.get(item["event"], 0) + 1
+        return {"writer": chosen.name, "episodes": len(episodes), "retracted": retracted, "events": counts}
+
     def purge(self, user_id: object) -> dict[str, Any]:
         """Erase every byte of one user's content from every file the engine owns, and verify it."""
         report = self._core.store.purge(self._core.partition(user_id))

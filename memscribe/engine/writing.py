@@ -22,8 +22,12 @@ __all__ = [
     "commit_ops",
     "forget_ids",
     "prepare_episode",
+    "as_writer_error",
     "propose_ops",
+    "propose_prepare",
+    "record_failure",
     "results_from_journal",
+    "retract_all",
     "manual_episode",
 ]
 
@@ -74,20 +78,36 @@ def _redact_value(value: Any) -> Any:
     return value
 
 
-def propose_ops(core: Core, episode: Episode) -> Proposal:
-    """Run the writer. A writer failure marks the episode failed (kept for retry) and raises WriterError."""
+def propose_prepare(core: Core, episode: Episode) -> tuple[EmbeddingCache, datetime, StoreCandidates]:
+    """What a writer needs: the episode's texts embedded once, and candidates read through the store."""
     now = core.clock.now()
     cache = EmbeddingCache(core)
+    cache.warm([m.content for m in episode.messages if m.content.strip()])
+    return cache, now, StoreCandidates(core, episode.scope.partition, cache, now)
+
+
+def record_failure(core: Core, episode: Episode, exc: BaseException) -> None:
+    """Keep the episode, failed with its error, for a later retry: an acknowledged add is never dropped."""
+    core.store.fail_episode(episode.id, f"{type(exc).__name__}: {exc}")
+
+
+def as_writer_error(core: Core, episode: Episode, exc: BaseException) -> MemscribeError:
+    if isinstance(exc, MemscribeError):
+        return exc
+    return WriterError(f"writer {core.writer.name!r} failed on episode {episode.id}; it stays pending: {exc}")
+
+
+def propose_ops(core: Core, episode: Episode) -> Proposal:
+    """Run the writer. A writer failure marks the episode failed (kept for retry) and raises."""
     try:
-        cache.warm([m.content for m in episode.messages if m.content.strip()])
-        candidates = StoreCandidates(core, episode.scope.partition, cache, now)
+        cache, now, candidates = propose_prepare(core, episode)
         ops = core.writer.propose(episode, candidates, WriteContext(), core.clock)
-    except MemscribeError as exc:
-        core.store.fail_episode(episode.id, f"{type(exc).__name__}: {exc}")
-        raise
     except Exception as exc:
-        core.store.fail_episode(episode.id, f"{type(exc).__name__}: {exc}")
-        raise WriterError(f"writer {core.writer.name!r} failed on episode {episode.id}: {exc}") from exc
+        record_failure(core, episode, exc)
+        error = as_writer_error(core, episode, exc)
+        if error is exc:
+            raise
+        raise error from exc
     return ops, cache, now
 
 
@@ -211,3 +231,20 @@ def forget_ids(core: Core, partition: tuple[str, str], memory_ids: list[str], re
                       journal=tuple(journal))
         )  # fmt: skip
     return {"results": results}
+
+
+def retract_all(core: Core, partition: tuple[str, str], reason: str) -> int:
+    """Retract every current memory of a partition (soft: kept as deleted history), in one transaction."""
+    from memscribe.stores.ports import RecordFilter
+
+    current = core.store.query(partition, RecordFilter(statuses=("active", "superseded", "expired")), limit=1_000_000)
+    if not current:
+        return 0
+    episode = prepare_episode(
+        core, [{"role": "system", "content": reason}], user_id=partition[1], source="api",
+        metadata={"operation": "replay"},
+    )  # fmt: skip
+    core.store.put_episode(episode)
+    ops = [Operation(OpKind.DELETE, reason, target=r.id) for r in current]
+    commit_ops(core, episode, (ops, EmbeddingCache(core), core.clock.now()), require_pending=False, writer="api")
+    return len(current)

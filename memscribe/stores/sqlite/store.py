@@ -278,7 +278,7 @@ class SQLiteStore:
         self, partition: Partition, flt: RecordFilter, *, limit: int = 100, offset: int = 0
     ) -> list[MemoryRecord]:
         clause, params = where(partition, flt)
-        return self._select(clause, params, None, order="m.valid_from DESC, m.rowid DESC", limit=limit, offset=offset)
+        return self._select(clause, params, None, order="m.valid_from DESC, m.id DESC, m.version DESC", limit=limit, offset=offset)
 
     def _select(
         self,

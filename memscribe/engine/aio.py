@@ -1,0 +1,137 @@
+"""``AsyncMemory``: the same methods as :class:`Memory`, awaitable.
+
+SQLite has no asynchronous interface, so store work runs on worker threads (as aiosqlite does); the writer
+step is awaited natively when the writer offers ``apropose`` (the LLM writers), so model calls never hold
+a thread. Everything else is the same engine core as Memory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import IO, Any, TypeVar
+
+from memscribe.config import MemoryConfig
+from memscribe.core.clock import Clock
+from memscribe.engine import writing
+from memscribe.engine.memory import Memory
+from memscribe.errors import WriteConflict
+from memscribe.providers.ports import Embedder
+from memscribe.stores.ports import Store
+from memscribe.write.ports import WriteContext, Writer
+
+__all__ = ["AsyncMemory"]
+
+T = TypeVar("T")
+
+
+class AsyncMemory:
+    """Awaitable twin of :class:`Memory`; every method takes the same arguments and returns the same shape."""
+
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        *,
+        config: MemoryConfig | None = None,
+        writer: str | Writer | None = None,
+        embedder: str | Embedder | None = None,
+        store: Store | None = None,
+        clock: Clock | None = None,
+        tenant: str | None = None,
+    ) -> None:
+        self._sync = Memory(
+            path, config=config, writer=writer, embedder=embedder, store=store, clock=clock, tenant=tenant
+        )
+        self._core = self._sync._core
+
+    async def _run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        return await asyncio.to_thread(functools.partial(fn, *args, **kwargs))
+
+    async def add(self, messages: object, *, user_id: object, wait: bool = True, **kwargs: Any) -> dict[str, Any]:
+        apropose = getattr(self._core.writer, "apropose", None)
+        if apropose is None or not wait:
+            return await self._run(self._sync.add, messages, user_id=user_id, wait=wait, **kwargs)
+        episode = writing.prepare_episode(self._core, messages, user_id=user_id, **kwargs)
+        await self._run(self._sync._recover)
+        state = await self._run(self._core.store.put_episode, episode)
+        if state.status == "done":
+            return await self._run(writing.results_from_journal, self._core, episode)
+        for attempt in range(self._core.max_retries + 1):
+            proposal = await self._run(writing.propose_prepare, self._core, episode)
+            cache, now, candidates = proposal
+            try:
+                ops = await apropose(episode, candidates, WriteContext(), self._core.clock)
+            except Exception as exc:
+                await self._run(writing.record_failure, self._core, episode, exc)
+                raise writing.as_writer_error(self._core, episode, exc) from exc
+            try:
+                return await self._run(writing.commit_ops, self._core, episode, (ops, cache, now))
+            except WriteConflict:
+                if attempt == self._core.max_retries:
+                    raise
+        raise AssertionError("unreachable")
+
+    async def search(self, query: str, *, user_id: object, **kwargs: Any) -> dict[str, Any]:
+        return await self._run(self._sync.search, query, user_id=user_id, **kwargs)
+
+    async def get(self, memory_id: str, *, user_id: object = None) -> dict[str, Any]:
+        return await self._run(self._sync.get, memory_id, user_id=user_id)
+
+    async def list(self, *, user_id: object, **kwargs: Any) -> dict[str, Any]:
+        return await self._run(self._sync.list, user_id=user_id, **kwargs)
+
+    async def history(self, memory_id: str, *, user_id: object = None) -> list[dict[str, Any]]:
+        return await self._run(self._sync.history, memory_id, user_id=user_id)
+
+    async def why(self, memory_id: str, *, user_id: object = None) -> dict[str, Any]:
+        return await self._run(self._sync.why, memory_id, user_id=user_id)
+
+    async def update(self, memory_id: str, text: str, *, user_id: object = None) -> dict[str, Any]:
+        return await self._run(self._sync.update, memory_id, text, user_id=user_id)
+
+    async def delete(self, memory_id: str, *, user_id: object = None) -> dict[str, Any]:
+        return await self._run(self._sync.delete, memory_id, user_id=user_id)
+
+    async def forget(self, query_or_id: str, *, user_id: object = None, limit: int = 5) -> dict[str, Any]:
+        return await self._run(self._sync.forget, query_or_id, user_id=user_id, limit=limit)
+
+    async def purge(self, user_id: object) -> dict[str, Any]:
+        return await self._run(self._sync.purge, user_id)
+
+    async def replay(self, *, user_id: object, writer: str | Writer | None = None) -> dict[str, Any]:
+        return await self._run(self._sync.replay, user_id=user_id, writer=writer)
+
+    async def pack(self, query: str, *, user_id: object, max_tokens: int = 800, limit: int = 20) -> str:
+        return await self._run(self._sync.pack, query, user_id=user_id, max_tokens=max_tokens, limit=limit)
+
+    async def export(self, user_id: object, fp: IO[str] | None = None) -> list[str] | None:
+        return await self._run(self._sync.export, user_id, fp)
+
+    async def import_(
+        self, lines: Iterable[str], *, progress: Callable[[int], None] | None = None
+    ) -> dict[str, int]:
+        return await self._run(self._sync.import_, lines, progress=progress)
+
+    async def stats(self, *, user_id: object = None) -> dict[str, Any]:
+        return await self._run(self._sync.stats, user_id=user_id)
+
+    async def process_pending(self, limit: int = 1000) -> int:
+        return await self._run(self._sync.process_pending, limit)
+
+    async def flush(self, timeout: float | None = None) -> None:
+        await self._run(self._sync.flush, timeout)
+
+    async def close(self) -> None:
+        await self._run(self._sync.close)
+
+    async def __aenter__(self) -> AsyncMemory:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+
+
+setattr(AsyncMemory, "import", AsyncMemory.import_)  # noqa: B010

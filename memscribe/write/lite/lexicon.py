@@ -1,0 +1,141 @@
+"""Word lists the lite writer's rules share. Data only: adding a word here needs no code change."""
+
+from __future__ import annotations
+
+__all__ = [
+    "ADVERBS",
+    "CAR_BRANDS",
+    "CHILD_WORDS",
+    "CONDITIONS",
+    "DIETS",
+    "IRREGULAR_PAST",
+    "JOB_HEADS",
+    "LANGUAGES",
+    "MODALS",
+    "MONTHS",
+    "NOT_NAMES",
+    "PARTNER_WORDS",
+    "PETS",
+    "RELATIONS",
+    "VERB_GROUPS",
+    "WEEKDAYS",
+]
+
+MONTHS = (
+    "january february march april may june july august september october november december".split()
+)
+WEEKDAYS = "monday tuesday wednesday thursday friday saturday sunday".split()
+
+PARTNER_WORDS = frozenset(
+    "wife husband partner girlfriend boyfriend fiance fiancé fiancee fiancée spouse".split()
+)
+CHILD_WORDS = frozenset("son daughter kid child baby stepson stepdaughter".split())
+
+# People a speaker can talk about as "my X": each becomes its own subject ("user's brother").
+RELATIONS = (
+    PARTNER_WORDS
+    | CHILD_WORDS
+    | frozenset(
+        """brother sister mom mother mum dad father parents grandma grandmother grandpa grandfather
+        grandparents aunt uncle cousin niece nephew friend bestie roommate flatmate neighbor neighbour boss
+        manager colleague coworker co-worker teammate mentor therapist doctor sibling twin
+        stepmother stepfather stepmom stepdad mother-in-law father-in-law sister-in-law brother-in-law""".split()
+    )
+)
+
+# Canonical species for the pets slot ("puppy" and "dog" are the same kind of pet).
+PETS = {
+    "dog": "dog", "dogs": "dog", "puppy": "dog", "pup": "dog", "puppies": "dog",
+    "cat": "cat", "cats": "cat", "kitten": "cat", "kitty": "cat", "kittens": "cat",
+    "hamster": "hamster", "rabbit": "rabbit", "bunny": "rabbit", "parrot": "parrot", "bird": "bird",
+    "budgie": "bird", "fish": "fish", "goldfish": "fish", "turtle": "turtle", "tortoise": "tortoise",
+    "snake": "snake", "lizard": "lizard", "gecko": "gecko", "horse": "horse", "pony": "horse",
+    "guinea pig": "guinea pig", "ferret": "ferret", "chickens": "chicken", "chicken": "chicken",
+    "hedgehog": "hedgehog", "rat": "rat", "mouse": "mouse", "iguana": "iguana", "axolotl": "axolotl",
+}  # fmt: skip
+
+DIETS = frozenset(
+    """vegetarian vegan pescatarian pescetarian keto paleo carnivore flexitarian gluten-free dairy-free
+    halal kosher omnivore""".split()
+)
+
+# Head nouns that make "I'm a X" a job title rather than "I'm a big fan of X".
+JOB_HEADS = frozenset(
+    """engineer developer programmer teacher nurse doctor physician surgeon dentist lawyer attorney
+    paralegal designer manager director scientist researcher student professor lecturer artist painter
+    writer author journalist editor chef cook baker accountant analyst consultant architect pharmacist
+    therapist counselor counsellor psychologist psychiatrist veterinarian vet mechanic electrician plumber
+    carpenter firefighter officer cop detective pilot driver barista bartender waiter waitress cashier
+    clerk salesperson realtor agent banker trader economist photographer musician singer actor actress
+    dancer librarian tutor intern assistant secretary receptionist technician administrator admin founder
+    ceo cto cfo coo vp entrepreneur freelancer contractor marketer recruiter paramedic midwife
+    caregiver nanny coach trainer instructor principal pastor priest rabbi imam farmer gardener
+    translator interpreter scientist biologist chemist physicist mathematician statistician
+    sysadmin devops sre tester qa lead specialist coordinator supervisor owner""".split()
+)
+
+CONDITIONS = frozenset(
+    """diabetes asthma adhd autism depression anxiety cancer celiac coeliac migraines migraine arthritis
+    epilepsy hypertension insomnia ptsd ocd eczema psoriasis ibs crohn's lupus covid flu dyslexia
+    scoliosis anemia anaemia tinnitus fibromyalgia endometriosis pcos bipolar""".split()
+)
+
+LANGUAGES = frozenset(
+    """english spanish french german italian portuguese dutch swedish norwegian danish finnish polish
+    russian ukrainian czech greek turkish arabic hebrew hindi urdu bengali punjabi tamil telugu
+    mandarin cantonese chinese japanese korean vietnamese thai indonesian malay tagalog swahili persian
+    farsi latin esperanto catalan basque irish welsh romanian hungarian bulgarian serbian croatian""".split()
+)
+
+CAR_BRANDS = frozenset(
+    """tesla toyota honda ford bmw audi volkswagen vw subaru mazda kia hyundai nissan chevy chevrolet volvo
+    mercedes porsche jeep rivian prius civic corolla camry lexus fiat peugeot renault skoda seat mini
+    jaguar landrover dodge ram gmc cadillac buick lincoln polestar lucid acura infiniti mitsubishi""".split()
+)
+
+MODALS = frozenset("can could will would shall should may might must cannot".split())
+
+ADVERBS = frozenset(
+    """really also just still usually often always never actually recently finally sometimes totally
+    absolutely definitely currently now already even mostly basically truly honestly officially
+    literally seriously newly happily proudly gladly originally""".split()
+)
+
+# Capitalised words that start sentences but never name a person.
+NOT_NAMES = frozenset(
+    """i i'm i've i'd i'll my we our you your he she they it this that these those there here the a an and
+    but so or if when what why how who where which well oh ok okay yes yeah no not also just today
+    yesterday tomorrow tonight last next then now sorry thanks thank hi hello hey please maybe actually
+    anyway btw fyi lol haha wow great nice cool good sure his her their its me us them one some all
+    both every each any many much more most other another such mine ours after before since while
+    because although though even still just only recently finally lately""".split()
+) | frozenset(MONTHS) | frozenset(WEEKDAYS)
+
+IRREGULAR_PAST = {
+    "went": "go", "got": "get", "saw": "see", "took": "take", "made": "make", "had": "have",
+    "was": "be", "were": "be", "did": "do", "came": "come", "began": "begin", "bought": "buy",
+    "brought": "bring", "felt": "feel", "found": "find", "gave": "give", "knew": "know", "left": "leave",
+    "lost": "lose", "met": "meet", "paid": "pay", "ran": "run", "said": "say", "sold": "sell",
+    "sent": "send", "spent": "spend", "thought": "think", "told": "tell", "wrote": "write", "won": "win",
+    "ate": "eat", "drove": "drive", "flew": "fly", "grew": "grow", "heard": "hear", "kept": "keep",
+    "sat": "sit", "slept": "sleep", "spoke": "speak", "stood": "stand", "swam": "swim", "taught": "teach",
+    "understood": "understand", "woke": "wake", "wore": "wear", "became": "become", "broke": "break",
+    "built": "build", "caught": "catch", "chose": "choose", "drew": "draw", "drank": "drink",
+    "fell": "fall", "fought": "fight", "forgot": "forget", "held": "hold", "quit": "quit", "rode": "ride",
+    "sang": "sing", "shot": "shoot", "stole": "steal", "threw": "throw", "led": "lead", "lent": "lend",
+    "learnt": "learn", "meant": "mean", "dealt": "deal", "hung": "hang", "hid": "hide", "bit": "bite",
+    "put": "put", "set": "set", "cut": "cut", "hurt": "hurt", "let": "let", "read": "read",
+}  # fmt: skip
+
+# Verbs that can fulfil each other's plans ("planning to get a dog" is done by "I adopted a dog").
+VERB_GROUPS: tuple[frozenset[str], ...] = (
+    frozenset({"adopt", "get", "buy", "purchase", "rescue"}),
+    frozenset({"move", "relocate"}),
+    frozenset({"go", "visit", "travel", "fly", "take"}),
+    frozenset({"start", "begin", "launch"}),
+    frozenset({"marry", "wed"}),
+    frozenset({"quit", "leave"}),
+    frozenset({"learn", "study"}),
+    frozenset({"run", "finish", "complete"}),
+    frozenset({"join", "enroll", "enrol"}),
+)

@@ -1,0 +1,106 @@
+"""The memorability filter: greetings, thanks, questions, filler and acknowledgements are not memories.
+
+The filter errs towards keeping a statement that says something about a person (first person, a named
+person, "my sister"); small talk and reactions to the other speaker are dropped.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memscribe.core.text import STOPWORDS
+
+__all__ = ["drop_reason", "strip_preamble"]
+
+_PREAMBLE = re.compile(
+    r"^(?:(?:hi|hey|hello|yo|hiya|howdy|good (?:morning|afternoon|evening))(?:\s+(?-i:[A-Z][a-z]+))?\s*[,!.:-]+\s*"
+    r"|(?:well|oh|ah|so|also|anyway|anyways|btw|by the way|fyi|just so you know|for the record|yeah|yes|yep"
+    r"|no|ok|okay|haha+|lol|hmm+|um+|honestly|guess what|fun fact|oh yeah|oh and|and|plus|but|also)\b\s*[,!.:-]*\s+"
+    r"|(?:please\s+)?(?:remember|note|keep in mind|make a note|don't forget)(?:\s+that)?\s*[:,]?\s+(?=\S))",
+    re.IGNORECASE,
+)
+_GREETING = re.compile(
+    r"^(?:hi|hey|hello|yo|hiya|howdy|greetings|good (?:morning|afternoon|evening|night)|morning|evening"
+    r"|bye|goodbye|good ?bye|see you(?: later| soon| tomorrow)?|see ya|talk (?:to you )?(?:later|soon)"
+    r"|take care|have a (?:good|great|nice) (?:day|night|one|weekend|time)|nice to (?:meet|see|hear from) you"
+    r"|good to (?:see|hear from) you|long time no see|how are you(?: doing)?|how's it going|what's up|sup"
+    r"|how have you been|how was your (?:day|weekend|week))\b",
+    re.IGNORECASE,
+)
+_THANKS = re.compile(
+    r"^(?:thanks|thank you|thx|ty|cheers|much appreciated|i appreciate (?:it|that|you|your \w+)"
+    r"|appreciate it|many thanks)\b",
+    re.IGNORECASE,
+)
+_FILLER = re.compile(
+    r"^(?:ok|okay|k|sure|yes|no|yeah|yep|nope|nah|cool|great|nice|awesome|amazing|wow|whoa|perfect|exactly"
+    r"|right|indeed|of course|absolutely|definitely|totally|true|same|agreed|got it|sounds (?:good|great|fun"
+    r"|amazing|awesome|like a plan|interesting)|makes sense|fair enough|no problem|no worries|np|lol|haha+"
+    r"|hmm+|oh|ah|aw+|i see|i know|i agree|i think so|i hope so|i guess(?: so)?|me too|same here|you too"
+    r"|good luck|congrats|congratulations|well done|that's (?:\w+ )?(?:great|awesome|amazing|cool|nice|good"
+    r"|wonderful|fantastic|interesting|sad|terrible|funny|true|right|fair|sweet|lovely|impressive|exciting"
+    r"|incredible|beautiful|so cool)|that sounds (?:\w+ )?\w+|sounds \w+|how (?:cool|nice|fun|great|sweet)"
+    r"|i'?m (?:so |really |very )?(?:happy|glad|proud|sorry|excited) (?:for you|to hear|that you|you)"
+    r"|i'?m (?:doing |feeling )?(?:good|great|fine|well|ok|okay|alright|not bad)|not much|nothing much"
+    r"|i can'?t wait to (?:see|hear)|i'?ll (?:keep that in mind|think about it|let you know|try)"
+    r"|you'?re (?:welcome|right|the best|so \w+)|my pleasure|love (?:it|that|this)|i love (?:it|that|this)"
+    r"|keep (?:it up|going|me posted)|let me know|tell me more|good for you|hope (?:so|you \w+)"
+    r"|i hope you\b|i'?m sure you\b|i bet\b|you should be proud|bless you)\b",
+    re.IGNORECASE,
+)
+_QUESTION_START = re.compile(
+    r"^(?:what|how|why|when|where|who|whom|which|whose|do you|did you|does|can you|could you|would you"
+    r"|will you|are you|were you|is it|is that|have you|has|should I|shall we|any (?:tips|ideas|advice"
+    r"|suggestions|recommendations|thoughts))\b",
+    re.IGNORECASE,
+)
+_PERSONAL = re.compile(
+    r"\b(?:I|I'm|I've|I'd|I'll|me|my|mine|myself|we|we're|we've|our|us)\b|\b(?-i:[A-Z][a-z]+)\b",
+    re.IGNORECASE,
+)
+_WORD = re.compile(r"[\w'-]+")
+_WEAK = frozenset(
+    """really so just like totally very pretty kinda sorta quite lot lots thing things stuff something
+    yeah oh well gonna wanna got get think feel know guess mean sure good great nice cool fun""".split()
+)
+
+
+def strip_preamble(text: str) -> str:
+    """Drop discourse openers ("Well,", "By the way,", "Remember that") that carry no fact."""
+    previous = None
+    while previous != text:
+        previous = text
+        text = _PREAMBLE.sub("", text, count=1).strip()
+    return text[:1].upper() + text[1:] if text else text
+
+
+def question_head(text: str) -> str | None:
+    """For "I just moved to Sydney, any tips?" the declarative head; None when it is just a question."""
+    if not text.rstrip().endswith("?"):
+        return None
+    head, sep, _ = text.rpartition(",")
+    if sep and re.match(r"^(?:I|My|We|Our)\b", head) and not _QUESTION_START.match(head):
+        return head.strip()
+    return None
+
+
+def drop_reason(text: str) -> str | None:
+    """Why ``text`` is not worth remembering, or None when it may be."""
+    bare = text.strip().strip("!.~ ").strip()
+    if not bare:
+        return "empty"
+    if bare.endswith("?") or _QUESTION_START.match(bare):
+        return "question"
+    if _GREETING.match(bare) and len(_WORD.findall(bare)) <= 8:
+        return "greeting"
+    if _THANKS.match(bare) and len(_WORD.findall(bare)) <= 10:
+        return "thanks"
+    if _FILLER.match(bare) and len(_WORD.findall(bare)) <= 12:
+        return "filler"
+    words = [w.lower() for w in _WORD.findall(bare)]
+    content = [w for w in words if w not in STOPWORDS and w not in _WEAK and len(w) > 1]
+    if len(words) < 3 or len(content) < 2:
+        return "too little content"
+    if not _PERSONAL.search(bare):
+        return "not about anyone"
+    return None

@@ -1,0 +1,130 @@
+"""Split an episode into statements and attribute each to its speaker.
+
+Sentences are split by punctuation with an abbreviation guard; sentences that join two first-person
+clauses ("I moved to Sydney and I started at Atlassian") are split again so each clause can carry its own
+fact. Speakers come from ``Message.name`` in multi-party chats, otherwise from the role.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+
+from memscribe.core.clock import ensure_utc
+from memscribe.core.records import Episode, Message, Owner
+
+__all__ = ["Speaker", "Statement", "segment_episode", "split_sentences"]
+
+_ABBREVIATIONS = frozenset(
+    """dr mr mrs ms st jr sr prof vs etc e.g i.e inc ltd co jan feb mar apr jun jul aug sep sept oct nov dec
+    u.s u.k a.m p.m no mt ft approx dept est""".split()
+)
+_BOUNDARY = re.compile(r"(?:[.!?]+[\"')\]]*|\u2026)\s+|\n+\s*(?:[-*•]\s+|\d+[.)]\s+)?|\s+[-*•]\s+(?=\S)")
+_CLAUSE = re.compile(
+    r"\s*[,;]?\s+(?:and|but|so|plus)\s+(?=(?:i|i'm|i've|i'd|i'll|we|we're|we've|my)\b)|\s*;\s+", re.IGNORECASE
+)
+_FINITE = re.compile(
+    r"\b(?:i|we|am|is|are|was|were|has|have|had|do|does|did|\w{3,}ed|lives|works|loves|likes|moved|got|went)\b",
+    re.IGNORECASE,
+)
+_LOWER_I = re.compile(r"(?<![\w'])i(?=(?:'[a-z]+)?\b(?![.]))")
+
+
+@dataclass(frozen=True)
+class Speaker:
+    """Who said a statement: the subject first-person words stand for, its display name and its owner."""
+
+    subject: str
+    display: str
+    owner: Owner
+    addressee: str | None = None  # the other person in a two-person chat, for "you"
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One sentence or clause, attributed, timed and located in its episode."""
+
+    text: str
+    speaker: Speaker
+    message_index: int
+    at: datetime
+    position: int
+
+
+def canonical_name(name: str) -> str:
+    """Lower-case, space-collapsed: the subject key for a named speaker."""
+    return " ".join(name.split()).lower()
+
+
+def _speakers(messages: tuple[Message, ...]) -> list[Speaker | None]:
+    names = sorted({canonical_name(m.name) for m in messages if m.name and m.role in ("user", "assistant")})
+    multi_party = len(names) >= 2
+    displays = {canonical_name(m.name): " ".join(m.name.split()) for m in messages if m.name}
+    result: list[Speaker | None] = []
+    for message in messages:
+        if message.role not in ("user", "assistant"):
+            result.append(None)  # system prompts and tool output are not anyone's statements
+        elif message.name and (message.role == "user" or multi_party):
+            key = canonical_name(message.name)
+            others = [n for n in names if n != key]
+            other = displays[others[0]] if len(others) == 1 else None
+            result.append(Speaker(key, displays[key], Owner.USER, other))
+        elif message.role == "user":
+            result.append(Speaker("user", "User", Owner.USER))
+        else:
+            result.append(Speaker("assistant", "Assistant", Owner.AGENT))
+    return result
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of ``text``; a period after a known abbreviation or a single initial does not end one."""
+    sentences: list[str] = []
+    start = 0
+    for match in _BOUNDARY.finditer(text):
+        chunk = text[start : match.start()]
+        last_word = chunk.rsplit(None, 1)[-1].lower().rstrip(".") if chunk.strip() else ""
+        ends_with_period = text[match.start()] == "."
+        if ends_with_period and (last_word in _ABBREVIATIONS or (len(last_word) == 1 and last_word.isalpha())):
+            continue
+        piece = text[start : match.end()].strip()
+        if piece:
+            sentences.append(piece)
+        start = match.end()
+    tail = text[start:].strip()
+    if tail:
+        sentences.append(tail)
+    return [s.strip(" -*•") for s in sentences if s.strip(" -*•")]
+
+
+def split_clauses(sentence: str) -> list[str]:
+    """Split "X and I Y" into two statements, but only when X can stand alone (has a verb)."""
+    parts: list[str] = []
+    start = 0
+    for match in _CLAUSE.finditer(sentence):
+        left = sentence[start : match.start()]
+        if len(left.split()) >= 2 and _FINITE.search(left):
+            parts.append(left.strip())
+            start = match.end()
+    parts.append(sentence[start:].strip())
+    return [p[0].upper() + p[1:] if p[:1].islower() and not p.startswith("i ") else p for p in parts if p]
+
+
+def normalise_chat(text: str) -> str:
+    """Typographic quotes to ASCII and a lone lower-case "i" to "I": chat input is rarely tidy."""
+    text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
+    return _LOWER_I.sub("I", text)
+
+
+def segment_episode(episode: Episode) -> Iterator[Statement]:
+    """Statements of every user or assistant message, in order, with their speaker and time."""
+    position = 0
+    for index, (message, speaker) in enumerate(zip(episode.messages, _speakers(episode.messages), strict=True)):
+        if speaker is None or not message.content.strip():
+            continue
+        at = ensure_utc(message.timestamp or episode.timestamp)
+        for sentence in split_sentences(normalise_chat(message.content)):
+            for clause in split_clauses(sentence):
+                yield Statement(clause, speaker, index, at, position)
+                position += 1

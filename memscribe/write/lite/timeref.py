@@ -1,0 +1,281 @@
+"""Relative time expressions resolved against the moment a statement was made.
+
+Rules, not a date library: they are deterministic, fast, and only claim the precision the speaker gave
+("last week" stays a week, "two weeks ago" stays approximate). Resolved phrases replace the relative ones in
+the memory text so the memory keeps its meaning months later.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+
+from memscribe.write.lite.lexicon import MONTHS, WEEKDAYS
+from memscribe.write.lite.tense import Tense
+
+__all__ = ["TimeRef", "Timing", "format_day", "lead_with_date", "resolve_times"]
+
+_NUMBERS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20,
+    "thirty": 30, "a couple of": 2, "a couple": 2, "a few": 3, "few": 3, "several": 3,
+}  # fmt: skip
+_VAGUE = frozenset({"a couple of", "a couple", "a few", "few", "several"})
+_NUM = r"(?P<n>\d{1,3}|a couple of|a couple|a few|several|a|an|one|two|three|four|five|six|seven|eight|nine" \
+    r"|ten|eleven|twelve|fifteen|twenty|thirty)"
+_UNIT = r"(?P<u>day|night|week|month|year)s?"
+_MONTH = r"(?P<m>january|february|march|april|may|june|july|august|september|october|november|december" \
+    r"|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)"
+_PREP = r"(?:(?P<pre>in|on|since|until|till|by|during|from|back in|around)\s+)?"
+_SEASON_START = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}
+
+
+@dataclass(frozen=True)
+class TimeRef:
+    """One resolved expression: where it was, what replaces it, and the first day it names."""
+
+    start: int
+    end: int
+    phrase: str
+    day: date
+
+
+@dataclass(frozen=True)
+class Timing:
+    """A statement's time: its text with absolute dates, the event day, and the end of a temporary state."""
+
+    text: str
+    day: date | None
+    until: datetime | None
+    refs: tuple[TimeRef, ...]
+
+
+def format_day(day: date) -> str:
+    """2 June 2023: day-month-year, unambiguous in every locale."""
+    return f"{day.day} {MONTHS[day.month - 1].capitalize()} {day.year}"
+
+
+def _month_name(month: int) -> str:
+    return MONTHS[month - 1].capitalize()
+
+
+def _add_months(day: date, months: int) -> date:
+    index = day.year * 12 + day.month - 1 + months
+    return date(index // 12, index % 12 + 1, 1)
+
+
+def _number(word: str) -> int:
+    return int(word) if word.isdigit() else _NUMBERS[word.lower()]
+
+
+def _day_words(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
+    offsets = {"the day before yesterday": -2, "the day after tomorrow": 2, "yesterday": -1, "last night": -1,
+               "today": 0, "tonight": 0, "tomorrow": 1, "this morning": 0, "this afternoon": 0,
+               "this evening": 0}  # fmt: skip
+    day = anchor + timedelta(days=offsets[m.group("w").lower()])
+    return TimeRef(m.start(), m.end(), f"{m.group('pre') or 'on'} {format_day(day)}", day)
+
+
+def _ago(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
+    n, unit = _number(m.group("n")), m.group("u").lower()
+    vague = m.group("n").lower() in _VAGUE
+    if unit in ("day", "night"):
+        day = anchor - timedelta(days=n)
+        phrase = f"on {format_day(day)}"
+    elif unit == "week":
+        day = anchor - timedelta(weeks=n)
+        phrase = f"{m.group('n')} {m.group('u')} before {format_day(anchor)}"
+    elif unit == "month":
+        day = _add_months(anchor, -n)
+        phrase = f"in {_month_name(day.month)} {day.year}"
+    else:
+        day = date(anchor.year - n, 1, 1)
+        phrase = f"in {day.year}"
+    if vague:
+        phrase = f"{m.group('n')} {m.group('u')} before {format_day(anchor)}"
+    return TimeRef(m.start(), m.end(), phrase, day)
+
+
+def _in_n(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
+    n, unit = _number(m.group("n")), m.group("u").lower()
+    if unit in ("day", "night"):
+        day = anchor + timedelta(days=n)
+        phrase = f"on {format_day(day)}"
+    elif unit == "week":
+        day = anchor + timedelta(weeks=n)
+        phrase = f"{m.group('n')} {m.group('u')} after {format_day(anchor)}"
+    elif unit == "month":
+        day = _add_months(anchor, n)
+        phrase = f"in {_month_name(day.month)} {day.year}"
+    else:
+        day = date(anchor.year + n, 1, 1)
+        phrase = f"in {day.year}"
+    if m.group("n").lower() in _VAGUE:
+        phrase = f"{m.group('n')} {m.group('u')} after {format_day(anchor)}"
+    return TimeRef(m.start(), m.end(), phrase, day)
+
+
+def _relative_period(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
+    rel, unit = m.group("rel").lower(), m.group("u").lower()
+    step = {"last": -1, "previous": -1, "next": 1, "coming": 1, "this": 0}[rel]
+    monday = anchor - timedelta(days=anchor.weekday())
+    if unit == "week":
+        word = {-1: "before", 0: "of", 1: "after"}[step]
+        return TimeRef(m.start(), m.end(), f"the week {word} {format_day(anchor)}", monday + timedelta(weeks=step))
+    if unit == "weekend":
+        saturday = monday + timedelta(days=5)
+        if step < 0:
+            saturday -= timedelta(weeks=1)
+        elif step > 0 and anchor >= saturday:
+            saturday += timedelta(weeks=1)
+        return TimeRef(m.start(), m.end(), f"the weekend of {format_day(saturday)}", saturday)
+    if unit == "month":
+        day = _add_months(anchor, step)
+        return TimeRef(m.start(), m.end(), f"in {_month_name(day.month)} {day.year}", day)
+    if unit == "year":
+        return TimeRef(m.start(), m.end(), f"in {anchor.year + step}", date(anchor.year + step, 1, 1))
+    start = _SEASON_START[unit]
+    year = anchor.year
+    if step < 0 and anchor.month < start + 3:
+        year -= 1
+    elif step > 0 and anchor.month >= start:
+        year += 1
+    season = "fall" if unit == "autumn" else unit
+    return TimeRef(m.start(), m.end(), f"in {season} {year}", date(year, start, 1))
+
+
+def _weekday(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
+    rel = (m.group("rel") or "").lower()
+    if not rel and not tense.past and not tense.future:
+        return None  # a bare weekday in a timeless sentence is usually a habit ("Friday is pizza night")
+    target = WEEKDAYS.index(m.group("wd").lower())
+    back = (anchor.weekday() - target) % 7 or 7
+    ahead = (target - anchor.weekday()) % 7 or 7
+    if rel in ("last", "past", "this past") or (rel in ("on", "") and tense.past and not tense.future):
+        day = anchor - timedelta(days=back)
+    elif rel == "this" and tense.past:
+        day = anchor - timedelta(days=back)
+    else:
+        day = anchor + timedelta(days=ahead)
+    return TimeRef(m.start(), m.end(), f"on {format_day(day)}", day)
+
+
+def _month(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
+    raw_month = m.group("m")
+    if raw_month[0].islower() and raw_month.lower() in ("may", "march") and not (m.group("pre") or m.group("dd")):
+        return None  # "I may move", "we march on": modal and verb, not months
+    if len(raw_month) <= 4 and raw_month.lower() not in ("may", "june", "july") and raw_month[0].islower():
+        return None  # lower-case abbreviations ("mar", "dec") are too often other words
+    month = next(i for i, name in enumerate(MONTHS, 1) if name.startswith(raw_month.lower()[:3]))
+    rel = (m.group("rel") or "").lower()
+    if m.group("y"):
+        year = int(m.group("y"))
+    elif rel == "last" or (tense.past and not tense.future and rel != "next"):
+        year = anchor.year if month < anchor.month or (month == anchor.month and rel != "last") else anchor.year - 1
+    elif rel == "next" or tense.future:
+        year = anchor.year if month > anchor.month else anchor.year + 1
+    else:
+        year = anchor.year
+    day_of_month = int(m.group("dd")) if m.group("dd") else 1
+    try:
+        day = date(year, month, day_of_month)
+    except ValueError:
+        return None
+    pre = m.group("pre") or ("on" if m.group("dd") else "in")
+    when = format_day(day) if m.group("dd") else f"{_month_name(month)} {year}"
+    return TimeRef(m.start(), m.end(), f"{pre} {m.group('part') or ''}{when}", day)
+
+
+def _year(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
+    year = int(m.group("y"))
+    return TimeRef(m.start(), m.end(), m.group(0), date(year, 1, 1))
+
+
+_Handler = Callable[[re.Match[str], date, Tense], TimeRef | None]
+_RULES: tuple[tuple[re.Pattern[str], _Handler], ...] = tuple(
+    (re.compile(pattern, re.IGNORECASE), handler)
+    for pattern, handler in (
+        (_PREP + r"(?P<w>the day before yesterday|the day after tomorrow|yesterday|last night|today|tonight"
+         r"|tomorrow|this morning|this afternoon|this evening)\b", _day_words),
+        (r"\b" + _NUM + r"\s+" + _UNIT + r"\s+ago\b", _ago),
+        (r"\bin\s+" + _NUM + r"\s+" + _UNIT + r"\b", _in_n),
+        (r"\b(?:in\s+|during\s+)?(?P<rel>last|next|this|coming|previous)\s+"
+         r"(?P<u>weekend|week|month|year|summer|winter|spring|fall|autumn)\b", _relative_period),
+        (r"\b(?:(?P<rel>last|next|this|coming|this past|past|on)\s+)?(?P<wd>monday|tuesday|wednesday|thursday"
+         r"|friday|saturday|sunday)\b(?!s)", _weekday),
+        (r"\b" + _PREP + r"(?:(?P<rel>last|next|this)\s+)?(?P<part>(?:early|late|mid)[- ])?(?P<dd>\d{1,2})"
+         r"(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r"\b\.?(?:,?\s+(?P<y>(?:19|20)\d{2}))?", _month),
+        (r"\b" + _PREP + r"(?:(?P<rel>last|next|this)\s+)?(?P<part>(?:early|late|mid)[- ])?" + _MONTH
+         + r"\b\.?(?:\s+(?P<dd>\d{1,2})(?:st|nd|rd|th)?\b)?(?:,?\s+(?P<y>(?:19|20)\d{2})\b)?", _month),
+        (r"\b(?:in|since|until|by|during|from|back in)\s+(?P<y>(?:19|20)\d{2})\b", _year),
+    )
+)
+_DURATION = re.compile(
+    r"\bfor\s+(?:the\s+(?:next|coming)\s+|another\s+)?" + _NUM + r"\s+" + _UNIT + r"\b", re.IGNORECASE
+)
+_PERFECT = re.compile(r"\b(?:have|has|had|'ve|'d)\s+(?:\w+\s+)?(?:been|lived|worked|known|had|used)\b", re.I)
+
+
+def _find_refs(text: str, anchor: date, tense: Tense) -> list[TimeRef]:
+    refs: list[TimeRef] = []
+    taken: list[tuple[int, int]] = []
+    for pattern, handler in _RULES:
+        for match in pattern.finditer(text):
+            if any(match.start() < end and start < match.end() for start, end in taken):
+                continue
+            ref = handler(match, anchor, tense)
+            if ref is not None:
+                refs.append(ref)
+                taken.append((ref.start, ref.end))
+    return sorted(refs, key=lambda r: r.start)
+
+
+def _temporary_until(text: str, start: date, tense: Tense) -> date | None:
+    """"In Madrid for ten days": a present or future state with a length ends after it."""
+    match = _DURATION.search(text)
+    if match is None or tense.past or _PERFECT.search(text):
+        return None
+    n, unit = _number(match.group("n")), match.group("u").lower()
+    if unit in ("day", "night"):
+        return start + timedelta(days=n)
+    if unit == "week":
+        return start + timedelta(weeks=n)
+    if unit == "month":
+        return _add_months(start, n) + timedelta(days=start.day - 1)
+    return date(start.year + n, start.month, min(start.day, 28))
+
+
+def resolve_times(text: str, anchor: datetime, tense: Tense) -> Timing:
+    """Replace relative expressions in ``text`` with absolute ones resolved against ``anchor``."""
+    refs = _find_refs(text, anchor.date(), tense)
+    out = text
+    for ref in reversed(refs):
+        if out[ref.start : ref.end] != ref.phrase:
+            out = out[: ref.start] + ref.phrase + out[ref.end :]
+    day = refs[0].day if refs else None
+    start = day if day is not None and day > anchor.date() else anchor.date()
+    until = _temporary_until(text, start, tense)
+    if until is not None:
+        out = f"{out.rstrip(' .!')} (until {format_day(until)})"
+    until_at = datetime(until.year, until.month, until.day, tzinfo=UTC) if until else None
+    return Timing(out, day, until_at, tuple(refs))
+
+
+_LOWER_FIRST = frozenset("my we our the a an it this that there he she they his her their".split())
+
+
+def lead_with_date(text: str, timing: Timing) -> str:
+    """Move a single trailing date to the front, so the memory leads with when it happened."""
+    if len(timing.refs) != 1:
+        return text
+    phrase = timing.refs[0].phrase
+    body = text.rstrip(" .!")
+    if phrase.split(" ", 1)[0] not in ("on", "in") or not body.endswith(" " + phrase):
+        return text
+    head = body[: -len(phrase)].rstrip(" ,")
+    first, _, rest = head.partition(" ")
+    if first.lower() in _LOWER_FIRST:
+        head = f"{first.lower()} {rest}"
+    return f"{phrase[0].upper()}{phrase[1:]} {head}"

