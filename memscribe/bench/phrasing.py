@@ -53,146 +53,46 @@ class Plan:
     done: str
 
 
-FRIENDS: T = ("Priya", "Tomas", "Aiko", "Marcus", "Lena", "Diego", "Fatima", "Oskar", "Chloe", "Ravi")
-RELATIVES: T = ("my sister", "my brother", "my mom", "my dad", "my cousin", "my roommate", "my best friend")
+def _list(text: str) -> T:
+    return tuple(item.strip() for item in text.split(","))
+
+
+FRIENDS = _list("Priya, Tomas, Aiko, Marcus, Lena, Diego, Fatima, Oskar, Chloe, Ravi")
+RELATIVES = _list("my sister, my brother, my mom, my dad, my cousin, my roommate, my best friend")
 
 POOLS: Mapping[str, T] = {
-    "city": (
-        "Oslo",
-        "Lisbon",
-        "Seattle",
-        "Sydney",
-        "Toronto",
-        "Nairobi",
-        "Kyoto",
-        "Denver",
-        "Dublin",
-        "Austin",
-        "Porto",
-        "Vienna",
-        "Montreal",
-        "Melbourne",
-        "Bogota",
-        "Hamburg",
-        "Madrid",
-        "Rome",
-        "Prague",
-        "Helsinki",
-        "Santiago",
-        "Auckland",
-        "Marseille",
-        "Krakow",
+    "city": _list(
+        "Oslo, Lisbon, Seattle, Sydney, Toronto, Nairobi, Kyoto, Denver, Dublin, Austin, Porto, Vienna, Montreal,"
+        " Melbourne, Bogota, Hamburg, Madrid, Rome, Prague, Helsinki, Santiago, Auckland, Marseille, Krakow"
     ),
-    "company": (
-        "Northwind",
-        "Globex",
-        "Initech",
-        "Contoso",
-        "Fabrikam",
-        "Tailspin",
-        "Wingtip",
-        "Litware",
-        "Proseware",
-        "Adatum",
-        "Vandelay",
-        "Cyberdyne",
-        "Soylent",
-        "Hooli",
+    "company": _list(
+        "Northwind, Globex, Initech, Contoso, Fabrikam, Tailspin, Wingtip, Litware, Proseware, Adatum, Vandelay,"
+        " Cyberdyne, Soylent, Hooli"
     ),
-    "job": (
-        "nurse",
-        "data analyst",
-        "product manager",
-        "teacher",
-        "architect",
-        "pharmacist",
-        "chef",
-        "accountant",
-        "paramedic",
-        "translator",
-        "electrician",
-        "librarian",
-        "dentist",
-        "journalist",
+    "job": _list(
+        "nurse, data analyst, product manager, teacher, architect, pharmacist, chef, accountant, paramedic,"
+        " translator, electrician, librarian, dentist, journalist"
     ),
-    "status": ("single", "dating", "engaged", "married"),
-    "partner": (
-        "Sam",
-        "Jordan",
-        "Elliot",
-        "Morgan",
-        "Noor",
-        "Rafael",
-        "Ingrid",
-        "Kofi",
-        "Hana",
-        "Mateo",
-        "Yusuf",
-        "Greta",
-    ),
-    "diet": ("vegetarian", "vegan", "pescatarian", "keto", "paleo", "gluten-free", "Mediterranean"),
-    "vehicle": (
-        "Subaru",
-        "Vespa",
-        "Prius",
-        "Jeep",
-        "Volvo",
-        "Tesla",
-        "Corolla",
-        "Mustang",
-        "Beetle",
-        "Miata",
-    ),
-    "food": (
-        "ramen",
-        "lasagna",
-        "tacos",
-        "sushi",
-        "paella",
-        "pho",
-        "dumplings",
-        "biryani",
-        "falafel",
-        "risotto",
-        "gnocchi",
-        "pierogi",
+    "status": _list("single, dating, engaged, married"),
+    "partner": _list("Sam, Jordan, Elliot, Morgan, Noor, Rafael, Ingrid, Kofi, Hana, Mateo, Yusuf, Greta"),
+    "diet": _list("vegetarian, vegan, pescatarian, keto, paleo, gluten-free, Mediterranean"),
+    "vehicle": _list("Subaru, Vespa, Prius, Jeep, Volvo, Tesla, Corolla, Mustang, Beetle, Miata"),
+    "food": _list(
+        "ramen, lasagna, tacos, sushi, paella, pho, dumplings, biryani, falafel, risotto, gnocchi, pierogi"
     ),
     "age": tuple(str(n) for n in range(19, 71)),
-    "school": ("Ridgemont", "Hillcrest", "Brookfield", "Eastwood", "Kingsbridge", "Maplewood", "Lakeside"),
-    "pet": (
-        "Milo",
-        "Luna",
-        "Biscuit",
-        "Pepper",
-        "Rex",
-        "Nala",
-        "Ziggy",
-        "Mochi",
-        "Olive",
-        "Waffles",
-        "Pickles",
-        "Juniper",
-    ),
-    "hobby": (
-        "climbing",
-        "pottery",
-        "chess",
-        "surfing",
-        "knitting",
-        "baking",
-        "birdwatching",
-        "woodworking",
-        "salsa",
-        "archery",
-        "gardening",
-        "fencing",
+    "school": _list("Ridgemont, Hillcrest, Brookfield, Eastwood, Kingsbridge, Maplewood, Lakeside"),
+    "pet": _list("Milo, Luna, Biscuit, Pepper, Rex, Nala, Ziggy, Mochi, Olive, Waffles, Pickles, Juniper"),
+    "hobby": _list(
+        "climbing, pottery, chess, surfing, knitting, baking, birdwatching, woodworking, salsa, archery,"
+        " gardening, fencing"
     ),
     "year": tuple(str(n) for n in range(2008, 2023)),
-    "plan": ("Japanese", "marathon", "Peru", "treehouse", "novel", "cello", "kitchen", "Kilimanjaro"),
-    "surname": ("Okafor", "Lindqvist", "Moreau", "Tanaka", "Haddad", "Kowalski", "Brennan", "Adeyemi"),
-    "street": ("Elm", "Birch", "Cedar", "Willow", "Chestnut", "Alder", "Hawthorn", "Linden"),
+    "plan": _list("Japanese, marathon, Peru, treehouse, novel, cello, kitchen, Kilimanjaro"),
+    "surname": _list("Okafor, Lindqvist, Moreau, Tanaka, Haddad, Kowalski, Brennan, Adeyemi"),
+    "street": _list("Elm, Birch, Cedar, Willow, Chestnut, Alder, Hawthorn, Linden"),
 }
-PET_KINDS: T = ("cat", "dog", "parrot", "rabbit", "hamster", "tortoise")
+PET_KINDS = _list("cat, dog, parrot, rabbit, hamster, tortoise")
 
 PLANS: tuple[Plan, ...] = (
     Plan("Japanese", "learn Japanese", "finished my Japanese course"),
@@ -206,261 +106,228 @@ PLANS: tuple[Plan, ...] = (
 )
 
 
-def _spec(name: str, pool: str, multi: bool = False, ordered: bool = False, **templates: T) -> AttrSpec:
-    # keyword "p1_state" is template key "1:state"
-    keyed = {key[1:].replace("_", ":", 1): value for key, value in templates.items()}
-    return AttrSpec(name, pool, keyed, multi, ordered)
+def _spec(name: str, pool: str, table: str, *, multi: bool = False, ordered: bool = False) -> AttrSpec:
+    """Parse ``key | template | template`` lines; a line starting with ``|`` continues the previous key."""
+    keyed: dict[str, list[str]] = {}
+    key = ""
+    for line in filter(None, (raw.strip() for raw in table.splitlines())):
+        head, *cells = (cell.strip() for cell in line.split("|"))
+        key = head or key
+        keyed.setdefault(key, []).extend(cells)
+    return AttrSpec(name, pool, {k: tuple(v) for k, v in keyed.items()}, multi, ordered)
 
 
-ATTRIBUTES: Mapping[str, AttrSpec] = {
-    s.name: s
-    for s in (
-        _spec(
-            "residence",
-            "city",
-            p1_state=(
-                "I live in {v}.",
-                "I've been living in {v} for a few years now.",
-                "Home for me is {v}.",
-            ),
-            p1_change=(
-                "I just moved to {v}!",
-                "Big news: I relocated to {v} last month.",
-                "I finally finished unpacking at my new place in {v}.",
-                "We moved from {old} to {v}.",
-            ),
-            p1_dup=("Still living in {v}, by the way.", "Yep, I'm still in {v}."),
-            p3_state=("{S} lives in {v}.", "{S} has been living in {v} for a while.", "{S} is based in {v}."),
-            p3_change=(
-                "{S} just moved to {v}.",
-                "{S} relocated to {v} recently.",
-                "{S} packed up and moved to {v}.",
-            ),
-            p3_dup=("{S} is still in {v}.",),
-            p1_ask=("Where do I live now?",),
-            p3_ask=("Where does {s} live now?",),
-        ),
-        _spec(
-            "employer",
-            "company",
-            p1_state=("I work at {v}.", "I've been at {v} for about two years.", "My employer is {v}."),
-            p1_change=(
-                "I just started a new job at {v}!",
-                "I left my old job and joined {v}.",
-                "Starting this month I work for {v}.",
-            ),
-            p1_dup=("I'm still working at {v}.", "Still at {v}, nothing new on the job front."),
-            p3_state=("{S} works at {v}.", "{S} has a job at {v}."),
-            p3_change=("{S} just got hired at {v}.", "{S} switched jobs and is at {v} now."),
-            p3_dup=("{S} is still at {v}.",),
-            p1_ask=("Where do I work now?",),
-            p3_ask=("Where does {s} work now?",),
-        ),
-        _spec(
-            "job",
-            "job",
-            p1_state=("I work as {av}.", "My job title is {v}.", "I'm {av} by profession."),
-            p1_change=(
-                "I got promoted, I'm {av} now!",
-                "I switched careers and now work as {av}.",
-                "New role for me: {v}.",
-            ),
-            p1_dup=("I'm still working as {av}.",),
-            p3_state=("{S} works as {av}.", "{S} is {av}."),
-            p3_change=("{S} retrained and is {av} now.", "{S} just became {av}."),
-            p3_dup=("{S} still works as {av}.",),
-            p1_ask=("What is my job title now?",),
-            p3_ask=("What is {s}'s job now?",),
-        ),
-        _spec(
-            "status",
-            "status",
-            ordered=True,
-            p1_state=("I'm {v} at the moment.", "Relationship-wise, I'm {v}."),
-            p1_change=(
-                "Relationship update: I'm {v} now!",
-                "Guess what, I'm {v} now.",
-                "Life update: I'm officially {v}.",
-            ),
-            p1_dup=("Still {v}, in case you wondered.",),
-            p3_state=("{S} is {v}.", "As far as I know {s} is {v}."),
-            p3_change=("{S} is {v} now!", "{S} told me they're {v} now."),
-            p3_dup=("{S} is still {v}.",),
-            p1_ask=("What is my relationship status now?",),
-            p3_ask=("What is {s}'s relationship status now?",),
-        ),
-        _spec(
-            "partner",
-            "partner",
-            p1_state=("My partner's name is {v}.", "I've been with {v} for a while now."),
-            p1_change=(
-                "I'm seeing someone new, {v}.",
-                "{v} and I got together last month.",
-                "My new partner is {v}.",
-            ),
-            p1_dup=("{v} and I are still going strong.",),
-            p3_state=("{S}'s partner is {v}.", "{S} is with {v}."),
-            p3_change=("{S} has a new partner, {v}.", "{S} is seeing {v} now."),
-            p3_dup=("{S} is still with {v}.",),
-            p1_ask=("Who is my partner now?",),
-            p3_ask=("Who is {s}'s partner now?",),
-        ),
-        _spec(
-            "diet",
-            "diet",
-            p1_state=("I follow a {v} diet.", "I've been eating {v} for years.", "My diet is {v}."),
-            p1_change=(
-                "I switched to a {v} diet last month.",
-                "I've gone {v}!",
-                "New year, new diet: I'm {v} now.",
-            ),
-            p1_dup=("Still eating {v}, it suits me.",),
-            p3_state=("{S} follows a {v} diet.", "{S} eats {v}."),
-            p3_change=("{S} went {v} recently.", "{S} switched to a {v} diet."),
-            p3_dup=("{S} is still eating {v}.",),
-            p1_ask=("What diet do I follow now?",),
-            p3_ask=("What diet does {s} follow now?",),
-        ),
-        _spec(
-            "vehicle",
-            "vehicle",
-            p1_state=("I drive {av}.", "My car is {av}.", "I get around in {av}."),
-            p1_change=("I sold my old car and bought {av}.", "I just got {av}!", "New wheels: {av}."),
-            p1_dup=("Still driving the {v}, it runs fine.",),
-            p3_state=("{S} drives {av}.",),
-            p3_change=("{S} just bought {av}.", "{S} traded in their car for {av}."),
-            p3_dup=("{S} still drives the {v}.",),
-            p1_ask=("What car do I drive now?",),
-            p3_ask=("What does {s} drive now?",),
-        ),
-        _spec(
-            "food",
-            "food",
-            p1_state=("My favourite food is {v}.", "I could eat {v} every day.", "Nothing beats {v} for me."),
-            p1_change=(
-                "These days my favourite food is {v}.",
-                "I've fallen for {v}, it's my new favourite.",
-                "Honestly {v} is my favourite now.",
-            ),
-            p1_dup=("Still obsessed with {v}.",),
-            p3_state=("{S}'s favourite food is {v}.", "{S} loves {v} more than anything."),
-            p3_change=("{S}'s new favourite food is {v}.", "{S} is obsessed with {v} lately."),
-            p3_dup=("{S} still loves {v}.",),
-            p1_ask=("What is my favourite food now?",),
-            p3_ask=("What is {s}'s favourite food now?",),
-        ),
-        _spec(
-            "age",
-            "age",
-            ordered=True,
-            p1_state=("I'm {v} years old.", "For context, I'm {v}."),
-            p1_change=("I turned {v} last week!", "Just had my birthday, {v} now."),
-            p1_dup=("Still {v} for a few more months.",),
-            p3_state=("{S} is {v} years old.",),
-            p3_change=("{S} just turned {v}.", "We celebrated {s}'s birthday, {v} now."),
-            p3_dup=("{S} is still {v}.",),
-            p1_ask=("How old am I now?",),
-            p3_ask=("How old is {s} now?",),
-        ),
-        _spec(
-            "school",
-            "school",
-            p1_state=("I study at {v} University.", "I'm a student at {v} College."),
-            p1_change=(
-                "I transferred to {v} University this term.",
-                "I got into the master's program at {v}!",
-            ),
-            p1_dup=("Still studying at {v}.",),
-            p3_state=("{S} studies at {v} University.",),
-            p3_change=("{S} transferred to {v} College.", "{S} started a degree at {v} University."),
-            p3_dup=("{S} is still at {v}.",),
-            p1_ask=("Where do I study now?",),
-            p3_ask=("Where does {s} study now?",),
-        ),
-        _spec(
-            "since",
-            "year",
-            p1_state=(
-                "I've been at {emp} since {v}.",
-                "I started working at {emp} in {v}.",
-                "I joined {emp} back in {v}.",
-            ),
-            p3_state=("{S} has been at {emp} since {v}.", "{S} joined {emp} in {v}."),
-            p1_ask=("What year did I start at {emp}?",),
-            p3_ask=("What year did {s} start at {emp}?",),
-        ),
-        _spec(
-            "pets",
-            "pet",
-            multi=True,
-            p1_add=(
-                "We adopted a {kind} named {v}.",
-                "Meet {v}, my new {kind}!",
-                "I brought home a {kind} called {v} this weekend.",
-            ),
-            p1_drop=(
-                "Sadly, {v} passed away last week.",
-                "We had to rehome {v}, it was hard.",
-                "{v} went to live with my parents on their farm.",
-            ),
-            p1_dup=("{v} is doing great, by the way.",),
-            p3_add=("{S} adopted a {kind} named {v}.", "{S} got a {kind} called {v}."),
-            p3_drop=("{S}'s {kind} {v} passed away.",),
-            p3_dup=("{S}'s {kind} {v} is doing well.",),
-            p1_ask=("What pets do I have now?",),
-            p3_ask=("What pets does {s} have now?",),
-        ),
-        _spec(
-            "hobbies",
-            "hobby",
-            multi=True,
-            p1_add=(
-                "I've gotten into {v} lately.",
-                "I picked up {v} as a new hobby.",
-                "My new hobby is {v}.",
-            ),
-            p1_drop=("I gave up {v}, it just wasn't for me.", "I stopped doing {v}, no time anymore."),
-            p1_dup=("I still do {v} every week.",),
-            p3_add=("{S} has taken up {v}.", "{S} is really into {v} these days."),
-            p3_drop=("{S} quit {v}.",),
-            p3_dup=("{S} still does {v}.",),
-            p1_ask=("What are my hobbies now?",),
-            p3_ask=("What are {s}'s hobbies now?",),
-        ),
-        _spec(
-            "plan",
-            "plan",
-            p1_state=(
-                "I'm planning to {plan} next year.",
-                "My goal this year is to {plan}.",
-                "I really want to {plan} soon.",
-            ),
-            p1_done=("I finally {done}!", "Update: I {done} last month."),
-            p1_ask=("What am I planning to do next?",),
-        ),
-        _spec(
-            "phone",
-            "phone",
-            p1_state=("My new phone number is {v}.", "You can reach me at {v}, that's my cell."),
-            p1_forget=("Please forget my phone number.", "Can you delete my phone number from your memory?"),
-            p1_ask=("What is my phone number?",),
-        ),
-        _spec(
-            "address",
-            "address",
-            p1_state=("My home address is {v}.", "I'm at {v} if you need to send anything."),
-            p1_forget=("Please forget my home address.", "Don't keep my address anymore, please."),
-            p1_ask=("What is my home address?",),
-        ),
-        _spec(
-            "therapist",
-            "surname",
-            p1_state=("My therapist is Dr. {v}.", "I started seeing a therapist, Dr. {v}."),
-            p1_forget=("Please forget what I told you about my therapist.",),
-            p1_ask=("Who is my therapist?",),
-        ),
-    )
-}
+# fmt: off  (a table reads better than one template per line)
+_ATTRIBUTE_LIST = (
+    _spec(
+        "residence",
+        "city",
+        """
+        1:state  | I live in {v}. | I've been living in {v} for a few years now. | Home for me is {v}.
+        1:change | I just moved to {v}! | Big news: I relocated to {v} last month. | We moved from {old} to {v}.
+                 | I finally finished unpacking at my new place in {v}.
+        1:dup    | Still living in {v}, by the way. | Yep, I'm still in {v}.
+        3:state  | {S} lives in {v}. | {S} has been living in {v} for a while. | {S} is based in {v}.
+        3:change | {S} just moved to {v}. | {S} relocated to {v} recently. | {S} packed up and moved to {v}.
+        3:dup    | {S} is still in {v}.
+        1:ask    | Where do I live now?
+        3:ask    | Where does {s} live now?""",
+    ),
+    _spec(
+        "employer",
+        "company",
+        """
+        1:state  | I work at {v}. | I've been at {v} for about two years. | My employer is {v}.
+        1:change | I just started a new job at {v}! | I left my old job and joined {v}.
+                 | Starting this month I work for {v}.
+        1:dup    | I'm still working at {v}. | Still at {v}, nothing new on the job front.
+        3:state  | {S} works at {v}. | {S} has a job at {v}.
+        3:change | {S} just got hired at {v}. | {S} switched jobs and is at {v} now.
+        3:dup    | {S} is still at {v}.
+        1:ask    | Where do I work now?
+        3:ask    | Where does {s} work now?""",
+    ),
+    _spec(
+        "job",
+        "job",
+        """
+        1:state  | I work as {av}. | My job title is {v}. | I'm {av} by profession.
+        1:change | I got promoted, I'm {av} now! | I switched careers and now work as {av}. | New role for me: {v}.
+        1:dup    | I'm still working as {av}.
+        3:state  | {S} works as {av}. | {S} is {av}.
+        3:change | {S} retrained and is {av} now. | {S} just became {av}.
+        3:dup    | {S} still works as {av}.
+        1:ask    | What is my job title now?
+        3:ask    | What is {s}'s job now?""",
+    ),
+    _spec(
+        "status",
+        "status",
+        ordered=True,
+        table="""
+        1:state  | I'm {v} at the moment. | Relationship-wise, I'm {v}.
+        1:change | Relationship update: I'm {v} now! | Guess what, I'm {v} now. | Life update: I'm officially {v}.
+        1:dup    | Still {v}, in case you wondered.
+        3:state  | {S} is {v}. | As far as I know {s} is {v}.
+        3:change | {S} is {v} now! | {S} told me they're {v} now.
+        3:dup    | {S} is still {v}.
+        1:ask    | What is my relationship status now?
+        3:ask    | What is {s}'s relationship status now?""",
+    ),
+    _spec(
+        "partner",
+        "partner",
+        """
+        1:state  | My partner's name is {v}. | I've been with {v} for a while now.
+        1:change | I'm seeing someone new, {v}. | {v} and I got together last month. | My new partner is {v}.
+        1:dup    | {v} and I are still going strong.
+        3:state  | {S}'s partner is {v}. | {S} is with {v}.
+        3:change | {S} has a new partner, {v}. | {S} is seeing {v} now.
+        3:dup    | {S} is still with {v}.
+        1:ask    | Who is my partner now?
+        3:ask    | Who is {s}'s partner now?""",
+    ),
+    _spec(
+        "diet",
+        "diet",
+        """
+        1:state  | I follow a {v} diet. | I've been eating {v} for years. | My diet is {v}.
+        1:change | I switched to a {v} diet last month. | I've gone {v}! | New year, new diet: I'm {v} now.
+        1:dup    | Still eating {v}, it suits me.
+        3:state  | {S} follows a {v} diet. | {S} eats {v}.
+        3:change | {S} went {v} recently. | {S} switched to a {v} diet.
+        3:dup    | {S} is still eating {v}.
+        1:ask    | What diet do I follow now?
+        3:ask    | What diet does {s} follow now?""",
+    ),
+    _spec(
+        "vehicle",
+        "vehicle",
+        """
+        1:state  | I drive {av}. | My car is {av}. | I get around in {av}.
+        1:change | I sold my old car and bought {av}. | I just got {av}! | New wheels: {av}.
+        1:dup    | Still driving the {v}, it runs fine.
+        3:state  | {S} drives {av}.
+        3:change | {S} just bought {av}. | {S} traded in their car for {av}.
+        3:dup    | {S} still drives the {v}.
+        1:ask    | What car do I drive now?
+        3:ask    | What does {s} drive now?""",
+    ),
+    _spec(
+        "food",
+        "food",
+        """
+        1:state  | My favourite food is {v}. | I could eat {v} every day. | Nothing beats {v} for me.
+        1:change | These days my favourite food is {v}. | I've fallen for {v}, it's my new favourite.
+                 | Honestly {v} is my favourite now.
+        1:dup    | Still obsessed with {v}.
+        3:state  | {S}'s favourite food is {v}. | {S} loves {v} more than anything.
+        3:change | {S}'s new favourite food is {v}. | {S} is obsessed with {v} lately.
+        3:dup    | {S} still loves {v}.
+        1:ask    | What is my favourite food now?
+        3:ask    | What is {s}'s favourite food now?""",
+    ),
+    _spec(
+        "age",
+        "age",
+        ordered=True,
+        table="""
+        1:state  | I'm {v} years old. | For context, I'm {v}.
+        1:change | I turned {v} last week! | Just had my birthday, {v} now.
+        1:dup    | Still {v} for a few more months.
+        3:state  | {S} is {v} years old.
+        3:change | {S} just turned {v}. | We celebrated {s}'s birthday, {v} now.
+        3:dup    | {S} is still {v}.
+        1:ask    | How old am I now?
+        3:ask    | How old is {s} now?""",
+    ),
+    _spec(
+        "school",
+        "school",
+        """
+        1:state  | I study at {v} University. | I'm a student at {v} College.
+        1:change | I transferred to {v} University this term. | I got into the master's program at {v}!
+        1:dup    | Still studying at {v}.
+        3:state  | {S} studies at {v} University.
+        3:change | {S} transferred to {v} College. | {S} started a degree at {v} University.
+        3:dup    | {S} is still at {v}.
+        1:ask    | Where do I study now?
+        3:ask    | Where does {s} study now?""",
+    ),
+    _spec(
+        "since",
+        "year",
+        """
+        1:state  | I've been at {emp} since {v}. | I started working at {emp} in {v}. | I joined {emp} back in {v}.
+        3:state  | {S} has been at {emp} since {v}. | {S} joined {emp} in {v}.
+        1:ask    | What year did I start at {emp}?
+        3:ask    | What year did {s} start at {emp}?""",
+    ),
+    _spec(
+        "pets",
+        "pet",
+        multi=True,
+        table="""
+        1:add    | We adopted a {kind} named {v}. | Meet {v}, my new {kind}!
+                 | I brought home a {kind} called {v} this weekend.
+        1:drop   | Sadly, {v} passed away last week. | We had to rehome {v}, it was hard.
+                 | {v} went to live with my parents on their farm.
+        1:dup    | {v} is doing great, by the way.
+        3:add    | {S} adopted a {kind} named {v}. | {S} got a {kind} called {v}.
+        3:drop   | {S}'s {kind} {v} passed away.
+        3:dup    | {S}'s {kind} {v} is doing well.
+        1:ask    | What pets do I have now?
+        3:ask    | What pets does {s} have now?""",
+    ),
+    _spec(
+        "hobbies",
+        "hobby",
+        multi=True,
+        table="""
+        1:add    | I've gotten into {v} lately. | I picked up {v} as a new hobby. | My new hobby is {v}.
+        1:drop   | I gave up {v}, it just wasn't for me. | I stopped doing {v}, no time anymore.
+        1:dup    | I still do {v} every week.
+        3:add    | {S} has taken up {v}. | {S} is really into {v} these days.
+        3:drop   | {S} quit {v}.
+        3:dup    | {S} still does {v}.
+        1:ask    | What are my hobbies now?
+        3:ask    | What are {s}'s hobbies now?""",
+    ),
+    _spec(
+        "plan",
+        "plan",
+        """
+        1:state  | I'm planning to {plan} next year. | My goal this year is to {plan}. | I really want to {plan} soon.
+        1:done   | I finally {done}! | Update: I {done} last month.
+        1:ask    | What am I planning to do next?""",
+    ),
+    _spec(
+        "phone",
+        "phone",
+        """
+        1:state  | My new phone number is {v}. | You can reach me at {v}, that's my cell.
+        1:forget | Please forget my phone number. | Can you delete my phone number from your memory?
+        1:ask    | What is my phone number?""",
+    ),
+    _spec(
+        "address",
+        "address",
+        """
+        1:state  | My home address is {v}. | I'm at {v} if you need to send anything.
+        1:forget | Please forget my home address. | Don't keep my address anymore, please.
+        1:ask    | What is my home address?""",
+    ),
+    _spec(
+        "therapist",
+        "surname",
+        """
+        1:state  | My therapist is Dr. {v}. | I started seeing a therapist, Dr. {v}.
+        1:forget | Please forget what I told you about my therapist.
+        1:ask    | Who is my therapist?""",
+    ),
+)
+# fmt: on
+ATTRIBUTES: Mapping[str, AttrSpec] = {spec.name: spec for spec in _ATTRIBUTE_LIST}
 
 CORRECTIONS: T = (
     "Sorry, I meant {v}, not {old}.",

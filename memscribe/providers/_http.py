@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import functools
 import logging
 import random
+import ssl
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -30,6 +32,12 @@ __all__ = ["JSONEndpoint", "JSONReply", "RetryPolicy"]
 log = logging.getLogger("memscribe.providers")
 
 _RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
+
+
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    # Loading the CA bundle costs tens of milliseconds; one context serves every client and thread.
+    return httpx.create_ssl_context()
 
 
 async def _asyncio_sleep(seconds: float) -> None:
@@ -93,6 +101,7 @@ class JSONEndpoint:
             "base_url": self.base_url,
             "headers": {"user-agent": "memscribe", **(headers or {})},
             "timeout": httpx.Timeout(timeout, connect=min(timeout, 10.0)),
+            "verify": _tls_context(),
         }
         self._concurrency = concurrency
         self._threads = threading.Semaphore(concurrency)
@@ -108,6 +117,7 @@ class JSONEndpoint:
 
     def post_json(self, path: str, body: Mapping[str, Any]) -> JSONReply:
         """POST and return the decoded JSON reply, retrying per the policy; failures raise ProviderError."""
+        # The slot is held through backoff on purpose: a struggling server should see fewer callers, not as many.
         with self._threads:
             started, attempt = time.perf_counter(), 0
             while True:

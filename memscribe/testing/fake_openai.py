@@ -157,7 +157,7 @@ class FakeOpenAIServer:
         handler = type("Handler", (_Handler,), {"fake": self})
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._httpd.daemon_threads = True  # a slow handler must not hold up shutdown
-        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.01,), daemon=True)
         self._thread.start()
         return self
 

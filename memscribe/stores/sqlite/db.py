@@ -135,4 +135,6 @@ def translate(exc: BaseException) -> StoreError:
         return StoreReadOnly(f"the store cannot be opened for writing: {exc}")
     if _is_busy(exc) if isinstance(exc, sqlite3.OperationalError) else False:
         return StoreLocked(f"the store stayed locked: {exc}")
+    if "disk i/o" in text:
+        return StoreError(f"store failure: {exc} (the disk may be full, read-only or failing)")
     return StoreError(f"store failure: {exc}")

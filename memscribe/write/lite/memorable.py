@@ -14,13 +14,14 @@ __all__ = ["drop_reason", "strip_preamble"]
 
 _PREAMBLE = re.compile(
     r"^(?:(?:hi|hey|hello|yo|hiya|howdy|good (?:morning|afternoon|evening))(?:\s+(?-i:[A-Z][a-z]+))?\s*[,!.:-]+\s*"
-    r"|(?:well|oh|ah|so|also|anyway|anyways|btw|by the way|fyi|just so you know|for the record|yeah|yes|yep"
-    r"|no|ok|okay|haha+|lol|hmm+|um+|honestly|guess what|fun fact|oh yeah|oh and|and|plus|but|also)\b\s*[,!.:-]*\s+"
+    r"|(?:well|oh|ah|aw+|wow|omg|so|also|anyway|anyways|btw|by the way|fyi|just so you know|for the record"
+    r"|yeah|yes|yep|no|ok|okay|haha+|lol|hmm+|um+|honestly|guess what|fun fact|oh yeah|oh and|and|plus|but"
+    r"|oh wow|oh man|man|dude)\b\s*[,!.:-]*\s+"
     r"|(?:please\s+)?(?:remember|note|keep in mind|make a note|don't forget)(?:\s+that)?\s*[:,]?\s+(?=\S))",
     re.IGNORECASE,
 )
 _GREETING = re.compile(
-    r"^(?:hi|hey|hello|yo|hiya|howdy|greetings|good (?:morning|afternoon|evening|night)|morning|evening"
+    r"^(?:hi|hey|hello|yo|hiya|howdy|greetings|good (?:morning|afternoon|evening|night)"
     r"|bye|goodbye|good ?bye|see you(?: later| soon| tomorrow)?|see ya|talk (?:to you )?(?:later|soon)"
     r"|take care|have a (?:good|great|nice) (?:day|night|one|weekend|time)|nice to (?:meet|see|hear from) you"
     r"|good to (?:see|hear from) you|long time no see|how are you(?: doing)?|how's it going|what's up|sup"
@@ -32,20 +33,31 @@ _THANKS = re.compile(
     r"|appreciate it|many thanks)\b",
     re.IGNORECASE,
 )
-_FILLER = re.compile(
+# Reactions that are filler only when they are the whole statement ("I love it", not "I love it here").
+_FILLER_WHOLE = re.compile(
     r"^(?:ok|okay|k|sure|yes|no|yeah|yep|nope|nah|cool|great|nice|awesome|amazing|wow|whoa|perfect|exactly"
-    r"|right|indeed|of course|absolutely|definitely|totally|true|same|agreed|got it|sounds (?:good|great|fun"
-    r"|amazing|awesome|like a plan|interesting)|makes sense|fair enough|no problem|no worries|np|lol|haha+"
-    r"|hmm+|oh|ah|aw+|i see|i know|i agree|i think so|i hope so|i guess(?: so)?|me too|same here|you too"
-    r"|good luck|congrats|congratulations|well done|that's (?:\w+ )?(?:great|awesome|amazing|cool|nice|good"
-    r"|wonderful|fantastic|interesting|sad|terrible|funny|true|right|fair|sweet|lovely|impressive|exciting"
-    r"|incredible|beautiful|so cool)|that sounds (?:\w+ )?\w+|sounds \w+|how (?:cool|nice|fun|great|sweet)"
-    r"|i'?m (?:so |really |very )?(?:happy|glad|proud|sorry|excited) (?:for you|to hear|that you|you)"
-    r"|i'?m (?:doing |feeling )?(?:good|great|fine|well|ok|okay|alright|not bad)|not much|nothing much"
-    r"|i can'?t wait to (?:see|hear)|i'?ll (?:keep that in mind|think about it|let you know|try)"
-    r"|you'?re (?:welcome|right|the best|so \w+)|my pleasure|love (?:it|that|this)|i love (?:it|that|this)"
-    r"|keep (?:it up|going|me posted)|let me know|tell me more|good for you|hope (?:so|you \w+)"
-    r"|i hope you\b|i'?m sure you\b|i bet\b|you should be proud|bless you)\b",
+    r"|right|indeed|of course|absolutely|definitely|totally|true|same|agreed|got it|makes sense|fair enough"
+    r"|no problem|no worries|np|lol|haha+|hmm+|oh|ah|aw+|i see|i know|i agree|i think so|i hope so"
+    r"|i guess(?: so)?|me too|same here|you too|(?:i )?love (?:it|that|this|you)|not much|nothing much"
+    r"|my pleasure|i'?m (?:doing |feeling )?(?:good|great|fine|well|ok|okay|alright|not bad)"
+    r"|i'?m (?:so |really |very )?(?:happy|glad|proud|excited|sorry|thrilled))"
+    r"(?:[\s,]+(?:so much|too|a lot|for sure|then|now|again|though|haha+|lol|man|dude|buddy|friend|mate"
+    r"|(?-i:[A-Z][a-z]+)))*\W*$",
+    re.IGNORECASE,
+)
+# Reactions to the other speaker: filler whatever follows ("That sounds like a great plan for the summer").
+_FILLER_LEAD = re.compile(
+    r"^(?:that'?s (?:\w+ )?(?:great|awesome|amazing|cool|nice|good|wonderful|fantastic|interesting|sad"
+    r"|terrible|funny|true|right|fair|sweet|lovely|impressive|exciting|incredible|beautiful|tough|hard"
+    r"|rough|crazy|wild|huge|brave|inspiring)|that sounds|sounds (?:good|great|fun|amazing|awesome|like"
+    r"|interesting|lovely|nice|wonderful|exciting|tough|hard)|how (?:cool|nice|fun|great|sweet|lovely"
+    r"|exciting|awesome)|what an? \w+|that must (?:be|have been)|i'?m (?:so |really |very )?(?:happy|glad"
+    r"|proud|sorry|excited|thrilled) (?:for you|to hear|that you|you)|(?:so |really )?(?:happy|glad|sorry)"
+    r" (?:for you|to hear|you)|i can'?t wait to (?:see|hear)|i'?ll (?:keep that in mind|think about it"
+    r"|let you know)|you'?re (?:welcome|right|the best|so \w+|such an? \w+)|keep (?:it up|going|me posted)"
+    r"|let me know|tell me more|good for you|hope (?:so|you)|i hope you|i'?m sure you|i bet\b"
+    r"|you should be proud|good luck|congrats|congratulations|well done|oh no|oh wow|bless you"
+    r"|take care|enjoy (?:it|your)|have fun)\b",
     re.IGNORECASE,
 )
 _QUESTION_START = re.compile(
@@ -54,10 +66,8 @@ _QUESTION_START = re.compile(
     r"|suggestions|recommendations|thoughts))\b",
     re.IGNORECASE,
 )
-_PERSONAL = re.compile(
-    r"\b(?:I|I'm|I've|I'd|I'll|me|my|mine|myself|we|we're|we've|our|us)\b|\b(?-i:[A-Z][a-z]+)\b",
-    re.IGNORECASE,
-)
+_FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|me|my|mine|myself|we|we're|we've|our|us)\b", re.I)
+_NAME = re.compile(r"(?<!^)\b[A-Z][a-z]+\b|^[A-Z][a-z]+(?='s\b|\s+(?:is|was|has|had|lives|works|moved|got))")
 _WORD = re.compile(r"[\w'-]+")
 _WEAK = frozenset(
     """really so just like totally very pretty kinda sorta quite lot lots thing things stuff something
@@ -95,12 +105,12 @@ def drop_reason(text: str) -> str | None:
         return "greeting"
     if _THANKS.match(bare) and len(_WORD.findall(bare)) <= 10:
         return "thanks"
-    if _FILLER.match(bare) and len(_WORD.findall(bare)) <= 12:
+    if _FILLER_WHOLE.match(bare) or (_FILLER_LEAD.match(bare) and len(_WORD.findall(bare)) <= 16):
         return "filler"
     words = [w.lower() for w in _WORD.findall(bare)]
     content = [w for w in words if w not in STOPWORDS and w not in _WEAK and len(w) > 1]
     if len(words) < 3 or len(content) < 2:
         return "too little content"
-    if not _PERSONAL.search(bare):
+    if not _FIRST_PERSON.search(bare) and not _NAME.search(bare):
         return "not about anyone"
     return None
