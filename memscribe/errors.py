@@ -160,5 +160,5 @@ def error_info(error: BaseException) -> ErrorInfo:
     """The table row for an error; anything that is not a MemscribeError is an internal fault."""
     for cls in type(error).__mro__:
         if cls in ERROR_TABLE:
-            return ERROR_TABLE[cls]  # type: ignore[index]
+            return ERROR_TABLE[cls]
     return ErrorInfo("internal_error", 500, 70)

@@ -26,7 +26,10 @@ def test_parity(tmp_path: Path, clock: FrozenClock) -> None:
         return [(r["memory"], r["event"]) for r in result["results"]]
 
     sync = Memory(tmp_path / "s.db", embedder="hash", clock=clock)
-    inputs = ["I live in Lisbon", [{"role": "user", "content": "I adopted a cat"}, {"role": "assistant", "content": "Nice!"}]]
+    inputs = [
+        "I live in Lisbon",
+        [{"role": "user", "content": "I adopted a cat"}, {"role": "assistant", "content": "Nice!"}],
+    ]
     expected = [strip(sync.add(i, user_id="u")) for i in inputs]
     expected_search = [h["memory"] for h in sync.search("cat", user_id="u")["results"]]
 

@@ -89,7 +89,9 @@ CONCURRENT = textwrap.dedent(
 def test_four_processes_by_four_threads_write_one_store(tmp_path: Path) -> None:
     db = tmp_path / "shared.db"
     procs = [
-        subprocess.Popen([sys.executable, "-c", CONCURRENT, str(db), str(p)], stdout=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [sys.executable, "-c", CONCURRENT, str(db), str(p)], stdout=subprocess.PIPE, text=True
+        )
         for p in range(4)
     ]
     outputs = [p.communicate(timeout=240)[0] for p in procs]
@@ -98,7 +100,10 @@ def test_four_processes_by_four_threads_write_one_store(tmp_path: Path) -> None:
     m = Memory(db, embedder="hash")
     texts = {h["memory"] for u in ("user0", "user1") for h in m.list(user_id=u, limit=1000)["results"]}
     expected = {
-        f"process {p} thread {t} write {i} about topic{i % 5}" for p in range(4) for t in range(4) for i in range(25)
+        f"process {p} thread {t} write {i} about topic{i % 5}"
+        for p in range(4)
+        for t in range(4)
+        for i in range(25)
     }
     assert texts == expected
     assert m._core.store.check() == []
@@ -171,12 +176,16 @@ def test_full_disk_gives_a_clear_error_and_no_corruption(tmp_path: Path) -> None
     import json
 
     db, ack = tmp_path / "full.db", tmp_path / "result.json"
-    subprocess.run([sys.executable, "-c", FULL_DISK, str(db), str(ack), str(3 * 1024 * 1024)], timeout=120, check=True)
+    subprocess.run(
+        [sys.executable, "-c", FULL_DISK, str(db), str(ack), str(3 * 1024 * 1024)], timeout=120, check=True
+    )
     result = json.loads(ack.read_text())
     assert result["error"] and ("full" in result["error"].lower() or "store" in result["error"].lower())
     assert len(result["acked"]) > 10
     m = Memory(db, embedder="hash")
     assert m._core.store.check() == []
     texts = {h["memory"] for h in m.list(user_id="u", limit=1000)["results"]}
-    assert {f"filler note {i} " + "lorem ipsum " * 40 for i in result["acked"]} <= {t + " " for t in texts} | texts
+    assert {f"filler note {i} " + "lorem ipsum " * 40 for i in result["acked"]} <= {
+        t + " " for t in texts
+    } | texts
     m.close()

@@ -92,7 +92,9 @@ def test_scopes_never_leak_across_users_or_tenants(tmp_path: Path, clock: Frozen
     assert [h["memory"] for h in a.search("Kyoto", user_id="alice")["results"]] == [
         "Alice's secret garden is in Kyoto"
     ]
-    assert [h["memory"] for h in b.search("Kyoto", user_id="alice")["results"]] == ["Globex alice also loves Kyoto"]
+    assert [h["memory"] for h in b.search("Kyoto", user_id="alice")["results"]] == [
+        "Globex alice also loves Kyoto"
+    ]
     assert len(a.list(user_id="bob")["results"]) == 1
     with pytest.raises(NotFound):
         b.get(alice)
@@ -143,10 +145,16 @@ def test_as_of_and_include_history(mem: Memory, clock: FrozenClock) -> None:
     from memscribe.core.records import MemoryDraft, Operation, OpKind
     from memscribe.engine import writing
 
-    first = mem.add("I live in Seattle", user_id="alice", timestamp="2023-01-01T00:00:00Z")["results"][0]["id"]
-    episode = writing.prepare_episode(mem._core, "I moved to Sydney", user_id="alice", timestamp="2023-06-01T00:00:00Z")
+    first = mem.add("I live in Seattle", user_id="alice", timestamp="2023-01-01T00:00:00Z")["results"][0][
+        "id"
+    ]
+    episode = writing.prepare_episode(
+        mem._core, "I moved to Sydney", user_id="alice", timestamp="2023-06-01T00:00:00Z"
+    )
     mem._core.store.put_episode(episode)
-    op = Operation(OpKind.SUPERSEDE, "moved", draft=MemoryDraft(text="I live in Sydney", subject="user"), target=first)
+    op = Operation(
+        OpKind.SUPERSEDE, "moved", draft=MemoryDraft(text="I live in Sydney", subject="user"), target=first
+    )
     proposal = (
         [op],
         __import__("memscribe.engine.candidates", fromlist=["EmbeddingCache"]).EmbeddingCache(mem._core),
@@ -158,7 +166,11 @@ def test_as_of_and_include_history(mem: Memory, clock: FrozenClock) -> None:
     then = [h["memory"] for h in mem.search("live", user_id="alice", as_of="2023-03-01T00:00:00Z")["results"]]
     assert then == ["I live in Seattle"]
     hits = mem.search("Sydney", user_id="alice", include_history=True)["results"]
-    assert [v["memory"] for v in hits[0]["history"]] == ["I live in Seattle", "I live in Seattle", "I live in Sydney"]
+    assert [v["memory"] for v in hits[0]["history"]] == [
+        "I live in Seattle",
+        "I live in Seattle",
+        "I live in Sydney",
+    ]
 
 
 def test_export_import_round_trip(mem: Memory, tmp_path: Path, clock: FrozenClock) -> None:
@@ -172,7 +184,7 @@ def test_export_import_round_trip(mem: Memory, tmp_path: Path, clock: FrozenCloc
     assert counts["memories"] == 4 and counts["episodes"] == 3
     assert other.export("alice") == lines
     assert other.import_(lines)["memories"] == 0  # idempotent
-    assert [h["memory"] for h in other.search("Airbus", user_id="alice")["results"]][0] == "I work at Airbus"
+    assert other.search("Airbus", user_id="alice")["results"][0]["memory"] == "I work at Airbus"
     with pytest.raises(InvalidInput):
         other.import_(["{not json"])
     with pytest.raises(InvalidInput):

@@ -62,7 +62,7 @@ def judge_answer(
     stale: Sequence[str] = (),
     distractors: Sequence[str] = (),
 ) -> Verdict:
-    """Judge one answer text against a probe. Any one of several current values (a multi-valued fact) counts."""
+    """Judge one answer text against a probe; any one of several current values (multi-valued) counts."""
     if not text:
         return Verdict.MISS
     norm = normalize_answer(text)
@@ -170,9 +170,7 @@ def normalize_evidence(raw: object, valid: Collection[str]) -> frozenset[str]:
     return frozenset(found & set(valid))
 
 
-def evidence_recall(
-    gold: Collection[str], ranked_provenance: Sequence[Collection[str]], k: int
-) -> dict[str, float]:
+def evidence_recall(gold: Collection[str], ranked_provenance: Sequence[Collection[str]], k: int) -> dict[str, float]:
     """recall_any/all/frac@k and the provenance width/precision guard of §5.2 for one question."""
     cited: set[str] = set()
     for prov in ranked_provenance[:k]:

@@ -62,12 +62,12 @@ RELATIVES = _list("my sister, my brother, my mom, my dad, my cousin, my roommate
 
 POOLS: Mapping[str, T] = {
     "city": _list(
-        "Oslo, Lisbon, Seattle, Sydney, Toronto, Nairobi, Kyoto, Denver, Dublin, Austin, Porto, Vienna, Montreal,"
-        " Melbourne, Bogota, Hamburg, Madrid, Rome, Prague, Helsinki, Santiago, Auckland, Marseille, Krakow"
+        "Oslo, Lisbon, Seattle, Sydney, Toronto, Nairobi, Kyoto, Denver, Dublin, Austin, Porto, Vienna,"
+        " Montreal, Melbourne, Bogota, Hamburg, Madrid, Rome, Prague, Helsinki, Santiago, Auckland, Marseille, Krakow"
     ),
     "company": _list(
-        "Northwind, Globex, Initech, Contoso, Fabrikam, Tailspin, Wingtip, Litware, Proseware, Adatum, Vandelay,"
-        " Cyberdyne, Soylent, Hooli"
+        "Northwind, Globex, Initech, Contoso, Fabrikam, Tailspin, Wingtip, Litware, Proseware, Adatum,"
+        " Vandelay, Cyberdyne, Soylent, Hooli"
     ),
     "job": _list(
         "nurse, data analyst, product manager, teacher, architect, pharmacist, chef, accountant, paramedic,"
@@ -77,9 +77,7 @@ POOLS: Mapping[str, T] = {
     "partner": _list("Sam, Jordan, Elliot, Morgan, Noor, Rafael, Ingrid, Kofi, Hana, Mateo, Yusuf, Greta"),
     "diet": _list("vegetarian, vegan, pescatarian, keto, paleo, gluten-free, Mediterranean"),
     "vehicle": _list("Subaru, Vespa, Prius, Jeep, Volvo, Tesla, Corolla, Mustang, Beetle, Miata"),
-    "food": _list(
-        "ramen, lasagna, tacos, sushi, paella, pho, dumplings, biryani, falafel, risotto, gnocchi, pierogi"
-    ),
+    "food": _list("ramen, lasagna, tacos, sushi, paella, pho, dumplings, biryani, falafel, risotto, gnocchi, pierogi"),
     "age": tuple(str(n) for n in range(19, 71)),
     "school": _list("Ridgemont, Hillcrest, Brookfield, Eastwood, Kingsbridge, Maplewood, Lakeside"),
     "pet": _list("Milo, Luna, Biscuit, Pepper, Rex, Nala, Ziggy, Mochi, Olive, Waffles, Pickles, Juniper"),
@@ -117,14 +115,14 @@ def _spec(name: str, pool: str, table: str, *, multi: bool = False, ordered: boo
     return AttrSpec(name, pool, {k: tuple(v) for k, v in keyed.items()}, multi, ordered)
 
 
-# fmt: off  (a table reads better than one template per line)
 _ATTRIBUTE_LIST = (
     _spec(
         "residence",
         "city",
         """
         1:state  | I live in {v}. | I've been living in {v} for a few years now. | Home for me is {v}.
-        1:change | I just moved to {v}! | Big news: I relocated to {v} last month. | We moved from {old} to {v}.
+        1:change | I just moved to {v}! | Big news: I relocated to {v} last month.
+                 | We moved from {old} to {v}.
                  | I finally finished unpacking at my new place in {v}.
         1:dup    | Still living in {v}, by the way. | Yep, I'm still in {v}.
         3:state  | {S} lives in {v}. | {S} has been living in {v} for a while. | {S} is based in {v}.
@@ -152,7 +150,8 @@ _ATTRIBUTE_LIST = (
         "job",
         """
         1:state  | I work as {av}. | My job title is {v}. | I'm {av} by profession.
-        1:change | I got promoted, I'm {av} now! | I switched careers and now work as {av}. | New role for me: {v}.
+        1:change | I got promoted, I'm {av} now! | I switched careers and now work as {av}.
+                 | New role for me: {v}.
         1:dup    | I'm still working as {av}.
         3:state  | {S} works as {av}. | {S} is {av}.
         3:change | {S} retrained and is {av} now. | {S} just became {av}.
@@ -166,7 +165,8 @@ _ATTRIBUTE_LIST = (
         ordered=True,
         table="""
         1:state  | I'm {v} at the moment. | Relationship-wise, I'm {v}.
-        1:change | Relationship update: I'm {v} now! | Guess what, I'm {v} now. | Life update: I'm officially {v}.
+        1:change | Relationship update: I'm {v} now! | Guess what, I'm {v} now.
+                 | Life update: I'm officially {v}.
         1:dup    | Still {v}, in case you wondered.
         3:state  | {S} is {v}. | As far as I know {s} is {v}.
         3:change | {S} is {v} now! | {S} told me they're {v} now.
@@ -258,7 +258,8 @@ _ATTRIBUTE_LIST = (
         "since",
         "year",
         """
-        1:state  | I've been at {emp} since {v}. | I started working at {emp} in {v}. | I joined {emp} back in {v}.
+        1:state  | I've been at {emp} since {v}. | I started working at {emp} in {v}.
+                 | I joined {emp} back in {v}.
         3:state  | {S} has been at {emp} since {v}. | {S} joined {emp} in {v}.
         1:ask    | What year did I start at {emp}?
         3:ask    | What year did {s} start at {emp}?""",
@@ -297,7 +298,8 @@ _ATTRIBUTE_LIST = (
         "plan",
         "plan",
         """
-        1:state  | I'm planning to {plan} next year. | My goal this year is to {plan}. | I really want to {plan} soon.
+        1:state  | I'm planning to {plan} next year. | My goal this year is to {plan}.
+                 | I really want to {plan} soon.
         1:done   | I finally {done}! | Update: I {done} last month.
         1:ask    | What am I planning to do next?""",
     ),
@@ -326,7 +328,6 @@ _ATTRIBUTE_LIST = (
         1:ask    | Who is my therapist?""",
     ),
 )
-# fmt: on
 ATTRIBUTES: Mapping[str, AttrSpec] = {spec.name: spec for spec in _ATTRIBUTE_LIST}
 
 CORRECTIONS: T = (

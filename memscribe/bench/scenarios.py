@@ -45,7 +45,7 @@ class Turn:
 
 @dataclass(frozen=True)
 class Probe:
-    """A question asked after a chunk. Any one of ``current`` is a right answer (several for pets, hobbies)."""
+    """A question asked after a chunk; any one of ``current`` is right (several for pets, hobbies)."""
 
     fact: str
     question: str
@@ -141,10 +141,7 @@ class _Labeller:
             current = set(slot.values)
             stale = slot.stale - current
             others = {
-                v
-                for (s, a), o in self.slots.items()
-                if a == attr and s != subject
-                for v in {*o.values, *o.stale}
+                v for (s, a), o in self.slots.items() if a == attr and s != subject for v in {*o.values, *o.stale}
             }
             if attr == "residence":
                 others |= self.temporary[subject]
@@ -161,9 +158,7 @@ class _Labeller:
         for act in temps:
             home = self.slots.get((act.subject, "residence"))
             homes = {*home.values, *home.stale} if home else set()
-            out.append(
-                Probe(f"{act.subject}/whereabouts", act.question, (act.value,), (), tuple(sorted(homes)))
-            )
+            out.append(Probe(f"{act.subject}/whereabouts", act.question, (act.value,), (), tuple(sorted(homes))))
         return out
 
 
@@ -213,7 +208,7 @@ def _multi_value(st: Story) -> None:
     st.add_item(USER, "hobbies")
     st.add_item(USER, "hobbies")
     st.tell(USER, st.rng.choice(SINGLE))
-    moves = [
+    moves: list[Callable[[], bool]] = [
         lambda: st.add_item(USER, "pets"),
         lambda: st.add_item(USER, "hobbies"),
         lambda: st.drop_item(USER, "hobbies"),
@@ -340,7 +335,7 @@ def _mixed(st: Story) -> None:
         st.tell(USER, attr)
     st.tell(friend, theirs)
     st.add_item(USER, "hobbies")
-    moves = [
+    moves: list[Callable[[], bool]] = [
         lambda: st.tell(USER, st.rng.choice(mine)),
         lambda: st.tell(friend, theirs),
         lambda: st.add_item(USER, "hobbies"),

@@ -111,7 +111,8 @@ def _parse_tool_calls(index: int, raw: object) -> tuple[ToolCall, ...]:
     for call in raw:
         if not isinstance(call, Mapping):
             raise InvalidInput(f"message {index}: each tool call must be a mapping")
-        fn = call.get("function") if isinstance(call.get("function"), Mapping) else call
+        inner = call.get("function")
+        fn: Mapping[str, Any] = inner if isinstance(inner, Mapping) else call
         name = fn.get("name")
         if not isinstance(name, str) or not name:
             raise InvalidInput(f"message {index}: a tool call needs a name")

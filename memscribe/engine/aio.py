@@ -7,6 +7,8 @@ a thread. Everything else is the same engine core as Memory.
 
 from __future__ import annotations
 
+import builtins
+
 import asyncio
 import functools
 from collections.abc import Callable, Iterable
@@ -82,7 +84,7 @@ class AsyncMemory:
     async def list(self, *, user_id: object, **kwargs: Any) -> dict[str, Any]:
         return await self._run(self._sync.list, user_id=user_id, **kwargs)
 
-    async def history(self, memory_id: str, *, user_id: object = None) -> list[dict[str, Any]]:
+    async def history(self, memory_id: str, *, user_id: object = None) -> builtins.list[dict[str, Any]]:
         return await self._run(self._sync.history, memory_id, user_id=user_id)
 
     async def why(self, memory_id: str, *, user_id: object = None) -> dict[str, Any]:
@@ -106,12 +108,10 @@ class AsyncMemory:
     async def pack(self, query: str, *, user_id: object, max_tokens: int = 800, limit: int = 20) -> str:
         return await self._run(self._sync.pack, query, user_id=user_id, max_tokens=max_tokens, limit=limit)
 
-    async def export(self, user_id: object, fp: IO[str] | None = None) -> list[str] | None:
+    async def export(self, user_id: object, fp: IO[str] | None = None) -> builtins.list[str] | None:
         return await self._run(self._sync.export, user_id, fp)
 
-    async def import_(
-        self, lines: Iterable[str], *, progress: Callable[[int], None] | None = None
-    ) -> dict[str, int]:
+    async def import_(self, lines: Iterable[str], *, progress: Callable[[int], None] | None = None) -> dict[str, int]:
         return await self._run(self._sync.import_, lines, progress=progress)
 
     async def stats(self, *, user_id: object = None) -> dict[str, Any]:
@@ -121,7 +121,7 @@ class AsyncMemory:
         return await self._run(self._sync.process_pending, limit)
 
     async def flush(self, timeout: float | None = None) -> None:
-        await self._run(self._sync.flush, timeout)
+        await asyncio.to_thread(self._sync.flush, timeout)
 
     async def close(self) -> None:
         await self._run(self._sync.close)
@@ -133,5 +133,4 @@ class AsyncMemory:
         await self.close()
 
 
-
-setattr(AsyncMemory, "import", AsyncMemory.import_)  # noqa: B010
+setattr(AsyncMemory, "import", AsyncMemory.import_)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import builtins
+
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -264,7 +266,7 @@ class Memory:
             include_history=include_history, filters=filters,
         )  # fmt: skip
 
-    def history(self, memory_id: str, *, user_id: object = None) -> list[dict[str, Any]]:
+    def history(self, memory_id: str, *, user_id: object = None) -> builtins.list[dict[str, Any]]:
         return reading.history(self._core, memory_id, user_id)
 
     def why(self, memory_id: str, *, user_id: object = None) -> dict[str, Any]:
@@ -278,7 +280,7 @@ class Memory:
 
     # -- admin -----------------------------------------------------------------------------------
 
-    def export(self, user_id: object, fp: IO[str] | None = None) -> list[str] | None:
+    def export(self, user_id: object, fp: IO[str] | None = None) -> builtins.list[str] | None:
         """Write JSONL to ``fp`` (or return the lines)."""
         lines = transfer.export_lines(self._core, user_id)
         if fp is None:
@@ -287,9 +289,7 @@ class Memory:
             fp.write(line + "\n")
         return None
 
-    def import_(
-        self, lines: Iterable[str], *, progress: Callable[[int], None] | None = None
-    ) -> dict[str, int]:
+    def import_(self, lines: Iterable[str], *, progress: Callable[[int], None] | None = None) -> dict[str, int]:
         return transfer.import_lines(self._core, lines, progress=progress)
 
     def stats(self, *, user_id: object = None) -> dict[str, Any]:
@@ -309,4 +309,4 @@ class Memory:
 
 
 # ``import`` is a keyword; the SDK method is reachable under its natural name too.
-setattr(Memory, "import", Memory.import_)  # noqa: B010
+setattr(Memory, "import", Memory.import_)

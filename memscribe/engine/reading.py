@@ -113,8 +113,10 @@ def search(
     hits = gather_hits(core.store, core.embedder, partition, query, flt, _check_limit(limit))
     results = []
     for hit in hits:
-        extra: dict[str, Any] = {"score": round(hit.score, 6), "scores": {"vector": hit.vector_score,
-                                                                          "keyword": hit.keyword_score}}
+        extra: dict[str, Any] = {
+            "score": round(hit.score, 6),
+            "scores": {"vector": hit.vector_score, "keyword": hit.keyword_score},
+        }
         if include_history:
             extra["history"] = [record_dict(v) for v in chain(core, hit.record)]
         results.append(record_dict(hit.record, **extra))
@@ -124,13 +126,15 @@ def search(
 def chain(core: Core, record: MemoryRecord) -> list[MemoryRecord]:
     """The record's versions plus the memories it superseded, oldest first."""
     partition = record.scope.partition
-    seen, out = set(), []
+    seen: set[str] = set()
+    out: list[MemoryRecord] = []
     current: MemoryRecord | None = record
     while current is not None and current.id not in seen:
         seen.add(current.id)
         out = core.store.versions(partition, current.id) + out
         prev = current.supersedes
-        current = (core.store.versions(partition, prev) or [None])[-1] if prev else None
+        older = core.store.versions(partition, prev) if prev else []
+        current = older[-1] if older else None
     return out
 
 

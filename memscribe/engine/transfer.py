@@ -135,7 +135,9 @@ def _journal(core: Core, row: dict[str, Any]) -> JournalEntry:
 
 
 def _flush(
-    core: Core, pending: dict[Partition, tuple[list[MemoryRecord], list[JournalEntry]]], counts: dict[str, int]
+    core: Core,
+    pending: dict[Partition, tuple[list[MemoryRecord], list[JournalEntry]]],
+    counts: dict[str, int],
 ) -> None:
     for partition, (records, journal) in pending.items():
         known = {r.version_id for r in core.store.by_version_ids(partition, [r.version_id for r in records])}

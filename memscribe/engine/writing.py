@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from memscribe.core.messages import build_episode, parse_messages, parse_time
-from memscribe.core.records import Episode, JournalEntry, Message, MemoryDraft, Operation, OpKind, ToolCall
+from memscribe.core.records import Episode, JournalEntry, MemoryDraft, Message, Operation, OpKind, ToolCall
 from memscribe.core.redact import redact
 from memscribe.engine.candidates import EmbeddingCache, StoreCandidates
 from memscribe.engine.core import Core
@@ -19,16 +19,16 @@ from memscribe.write.ports import WriteContext
 
 __all__ = [
     "Proposal",
+    "as_writer_error",
     "commit_ops",
     "forget_ids",
+    "manual_episode",
     "prepare_episode",
-    "as_writer_error",
     "propose_ops",
     "propose_prepare",
     "record_failure",
     "results_from_journal",
     "retract_all",
-    "manual_episode",
 ]
 
 Proposal = tuple[list[Operation], EmbeddingCache, datetime]
@@ -112,7 +112,12 @@ def propose_ops(core: Core, episode: Episode) -> Proposal:
 
 
 def commit_ops(
-    core: Core, episode: Episode, proposal: Proposal, *, require_pending: bool = True, writer: str | None = None
+    core: Core,
+    episode: Episode,
+    proposal: Proposal,
+    *,
+    require_pending: bool = True,
+    writer: str | None = None,
 ) -> dict[str, Any]:
     """Check the proposal, embed what is new and apply every row in one transaction."""
     ops, cache, now = proposal

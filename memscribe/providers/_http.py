@@ -117,7 +117,7 @@ class JSONEndpoint:
 
     def post_json(self, path: str, body: Mapping[str, Any]) -> JSONReply:
         """POST and return the decoded JSON reply, retrying per the policy; failures raise ProviderError."""
-        # The slot is held through backoff on purpose: a struggling server should see fewer callers, not as many.
+        # The slot stays held through backoff on purpose: a struggling server should see fewer callers.
         with self._threads:
             started, attempt = time.perf_counter(), 0
             while True:

@@ -39,6 +39,4 @@ def gather_hits(
     fused = fuse_rrf([by_vector, by_keyword])[:limit]
     records = {r.version_id: r for r in store.by_version_ids(partition, [vid for vid, _ in fused])}
     vscore, kscore = dict(by_vector), dict(by_keyword)
-    return [
-        Hit(records[vid], score, vscore.get(vid), kscore.get(vid)) for vid, score in fused if vid in records
-    ]
+    return [Hit(records[vid], score, vscore.get(vid), kscore.get(vid)) for vid, score in fused if vid in records]

@@ -148,7 +148,14 @@ def _apply(
 
 
 def _new(
-    episode: Episode, d: MemoryDraft, writer: str, model_id: str, now: datetime, *, memory_id: str, version: int
+    episode: Episode,
+    d: MemoryDraft,
+    writer: str,
+    model_id: str,
+    now: datetime,
+    *,
+    memory_id: str,
+    version: int,
 ) -> MemoryRecord:
     return MemoryRecord(
         id=memory_id,
@@ -179,7 +186,12 @@ def _new(
 
 
 def _successor(
-    target: MemoryRecord, now: datetime, *, status: Status, valid_to: datetime | None = None, by: str | None = None
+    target: MemoryRecord,
+    now: datetime,
+    *,
+    status: Status,
+    valid_to: datetime | None = None,
+    by: str | None = None,
 ) -> MemoryRecord:
     """The next version of ``target``: the same statement, closed or retracted."""
     end = valid_to if valid_to is not None else target.valid_to

@@ -37,7 +37,8 @@ def _raw() -> Writer:
 def _lite() -> Writer:
     from memscribe.write.lite import LiteWriter
 
-    return LiteWriter()
+    writer: Writer = LiteWriter()
+    return writer
 
 
 register_writer("raw", _raw)

@@ -8,6 +8,7 @@ retry covers checkpoints and foreign writers. Callers never see "database is loc
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import random
 import sqlite3
@@ -111,10 +112,8 @@ class Database:
     def close(self) -> None:
         with self._registry_lock:
             for conn in self._connections:
-                try:
+                with contextlib.suppress(sqlite3.Error):
                     conn.close()
-                except sqlite3.Error:
-                    pass
             self._connections.clear()
         self._local = threading.local()
 
@@ -127,9 +126,9 @@ def _is_busy(exc: sqlite3.OperationalError) -> bool:
 def translate(exc: BaseException) -> StoreError:
     """Map sqlite3 / OS errors to the store error family."""
     text = str(exc).lower()
-    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC or "full" in text:
+    if (isinstance(exc, OSError) and exc.errno == errno.ENOSPC) or "full" in text:
         return StoreFull(f"the disk holding the store is full: {exc}")
-    if isinstance(exc, OSError) and exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM) or "readonly" in text:
+    if (isinstance(exc, OSError) and exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM)) or "readonly" in text:
         return StoreReadOnly(f"the store is not writable: {exc}")
     if "read-only" in text or "unable to open" in text:
         return StoreReadOnly(f"the store cannot be opened for writing: {exc}")

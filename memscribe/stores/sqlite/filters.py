@@ -42,7 +42,11 @@ def where(partition: Partition, flt: RecordFilter, alias: str = "m") -> tuple[st
         if allowed:
             clauses.append(f"{a}.{column} IN ({','.join('?' * len(allowed))})")
             params += list(allowed)
-    for column, value in (("agent_id", flt.agent_id), ("session_id", flt.session_id), ("project", flt.project)):
+    for column, value in (
+        ("agent_id", flt.agent_id),
+        ("session_id", flt.session_id),
+        ("project", flt.project),
+    ):
         if value is not None:
             clauses.append(f"{a}.{column} = ?")
             params.append(value)

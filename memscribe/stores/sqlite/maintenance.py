@@ -31,7 +31,8 @@ def erase_memory(conn: sqlite3.Connection, partition: Partition, memory_id: str)
         conn.execute("DELETE FROM memories WHERE rowid = ?", (rowid,))
         if live:
             conn.execute(
-                "INSERT INTO vector_log (tenant, user_id, key, op) VALUES (?, ?, ?, 'remove')", (*partition, rowid)
+                "INSERT INTO vector_log (tenant, user_id, key, op) VALUES (?, ?, ?, 'remove')",
+                (*partition, rowid),
             )
     conn.execute(
         "UPDATE journal SET reason = ? WHERE memory_id = ? AND tenant = ? AND user_id = ?",
@@ -45,7 +46,8 @@ def _scrub_sources(conn: sqlite3.Connection, partition: Partition, sources: list
     """Blank the episode messages a forgotten memory came from, so the raw text goes with it."""
     for episode_id, indices in sources:
         row = conn.execute(
-            "SELECT messages FROM episodes WHERE id = ? AND tenant = ? AND user_id = ?", (episode_id, *partition)
+            "SELECT messages FROM episodes WHERE id = ? AND tenant = ? AND user_id = ?",
+            (episode_id, *partition),
         ).fetchone()
         if row is None:
             continue

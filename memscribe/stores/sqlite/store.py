@@ -163,7 +163,8 @@ class SQLiteStore:
             marks = ",".join("?" * 21)
             for entry in changes.journal:
                 conn.execute(
-                    f"INSERT INTO journal ({codec.JOURNAL_COLUMNS}) VALUES ({marks})", codec.journal_params(entry)
+                    f"INSERT INTO journal ({codec.JOURNAL_COLUMNS}) VALUES ({marks})",
+                    codec.journal_params(entry),
                 )
             if changes.episode_id and changes.episode_done:
                 conn.execute(
@@ -183,7 +184,8 @@ class SQLiteStore:
         conn.execute("UPDATE memories SET retired_at = ? WHERE rowid = ?", (t(when), row[0]))
         if row[1] == "active":
             conn.execute(
-                "INSERT INTO vector_log (tenant, user_id, key, op) VALUES (?, ?, ?, 'remove')", (*partition, row[0])
+                "INSERT INTO vector_log (tenant, user_id, key, op) VALUES (?, ?, ?, 'remove')",
+                (*partition, row[0]),
             )
 
     def _insert(self, conn: sqlite3.Connection, changes: Changeset) -> None:
@@ -262,7 +264,10 @@ class SQLiteStore:
 
     def by_subject(self, partition: Partition, subject: str, limit: int = 50) -> list[MemoryRecord]:
         return self._select(
-            "m.subject = ? AND m.retired_at IS NULL AND m.status = 'active'", [subject], partition, limit=limit
+            "m.subject = ? AND m.retired_at IS NULL AND m.status = 'active'",
+            [subject],
+            partition,
+            limit=limit,
         )
 
     def owner_of(self, tenant: str, memory_id: str) -> str | None:
@@ -278,7 +283,14 @@ class SQLiteStore:
         self, partition: Partition, flt: RecordFilter, *, limit: int = 100, offset: int = 0
     ) -> list[MemoryRecord]:
         clause, params = where(partition, flt)
-        return self._select(clause, params, None, order="m.valid_from DESC, m.id DESC, m.version DESC", limit=limit, offset=offset)
+        return self._select(
+            clause,
+            params,
+            None,
+            order="m.valid_from DESC, m.id DESC, m.version DESC",
+            limit=limit,
+            offset=offset,
+        )
 
     def _select(
         self,
@@ -309,7 +321,7 @@ class SQLiteStore:
         if not terms:
             return []
         words = " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
-        match = f'part:{partition_token(partition)} AND ({words})'
+        match = f"part:{partition_token(partition)} AND ({words})"
         clause, params = where(partition, flt)
         sql = (
             "SELECT m.version_id, bm25(memories_fts, 1.0, 0.0) AS rank FROM memories_fts "

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from memscribe.stores.ann import AutoIndex
 from memscribe.errors import StoreError
+from memscribe.stores.ann import AutoIndex
 from memscribe.stores.ports import Partition
 
 if TYPE_CHECKING:
@@ -137,7 +137,12 @@ class VectorCache:
         entry.index.save(self.directory / index_name)
         meta_path = self.directory / f"{name}.json"
         tmp = self.directory / f"{name}.json.{os.getpid()}.tmp"
-        meta = {"file": index_name, "watermark": entry.watermark, "dim": entry.index.dim, "size": len(entry.index)}
+        meta = {
+            "file": index_name,
+            "watermark": entry.watermark,
+            "dim": entry.index.dim,
+            "size": len(entry.index),
+        }
         tmp.write_text(json.dumps(meta))
         os.replace(tmp, meta_path)
         entry.dirty = 0

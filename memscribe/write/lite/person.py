@@ -124,8 +124,8 @@ def find_subject(text: str, speaker: Speaker, refs: Referents) -> Mention | None
         return Mention(speaker.subject, speaker.display, text[match.end() :], first_person=True)
     if match := _RELATION.match(text):
         return _relation(match, text, speaker, refs)
-    if _MY.match(text):
-        return Mention(speaker.subject, speaker.display, "my" + text[2:], first_person=True)
+    if match := _MY.match(text):
+        return Mention(speaker.subject, speaker.display, "my" + text[match.end() :], first_person=True)
     if (match := _NAME.match(text)) and (mention := _named(match, text, speaker, refs)):
         return mention
     if (match := _PRONOUN.match(text)) and refs.last is not None:
