@@ -11,8 +11,7 @@ import numpy as np
 import pytest
 
 from memscribe.errors import EmbeddingMismatch, ProviderError
-from memscribe.providers._http import RetryPolicy
-from memscribe.providers.openai_compat import OpenAIEmbedder
+from memscribe.providers.openai_compat import OpenAIEmbedder, RetryPolicy
 from memscribe.providers.ports import Embedder
 from memscribe.testing.fake_openai import Behaviour, FakeOpenAIServer, fake_vector
 

@@ -12,10 +12,9 @@ from typing import Any
 import pytest
 
 from memscribe.errors import ConfigError, ModelOutputError, ProviderError, ProviderTimeout, RateLimited
-from memscribe.providers._http import RetryPolicy
 from memscribe.providers.anthropic import AnthropicChat
 from memscribe.providers.chat import ChatModel, InvalidModelOutput, json_schema_of, parse_reply
-from memscribe.providers.openai_compat import OpenAICompatChat
+from memscribe.providers.openai_compat import OpenAICompatChat, RetryPolicy
 from memscribe.providers.presets import PRESETS, StructuredOutput, make_chat, parse_spec
 from memscribe.testing.chat import FunctionChat, ScriptedChat, ScriptExhausted
 from memscribe.testing.fake_openai import Behaviour, FakeOpenAIServer
@@ -202,9 +201,7 @@ def test_make_chat_picks_the_adapter_and_demands_keys_for_cloud_providers() -> N
 
 
 @pytest.mark.parametrize("name", sorted(n for n, p in PRESETS.items() if p.wire == "openai"))
-def test_structured_output_request_shape_per_preset(
-    server: FakeOpenAIServer, sleeps: Sleeps, name: str
-) -> None:
+def test_structured_output_request_shape_per_preset(server: FakeOpenAIServer, sleeps: Sleeps, name: str) -> None:
     server.push(GOOD)
     chat = make_chat(f"{name}:fake-model", base_url=server.base_url, api_key="k", retry=sleeps.policy())
     system = [{"role": "system", "content": "You extract memories."}]
@@ -240,9 +237,7 @@ def test_vllm_guided_decoding_styles(
     assert "response_format" not in server.chat_requests[-1]
 
 
-def test_strict_mode_only_for_closed_schemas_and_quirks_as_options(
-    server: FakeOpenAIServer, sleeps: Sleeps
-) -> None:
+def test_strict_mode_only_for_closed_schemas_and_quirks_as_options(server: FakeOpenAIServer, sleeps: Sleeps) -> None:
     closed = {
         "type": "object",
         "properties": {"a": {"type": "string"}},
@@ -279,9 +274,7 @@ def test_api_key_is_sent_but_never_shown(server: FakeOpenAIServer, sleeps: Sleep
 # -- failure modes over the wire --------------------------------------------------------------------------
 
 
-def test_fenced_reply_parses_and_malformed_raises_with_raw_text(
-    server: FakeOpenAIServer, sleeps: Sleeps
-) -> None:
+def test_fenced_reply_parses_and_malformed_raises_with_raw_text(server: FakeOpenAIServer, sleeps: Sleeps) -> None:
     chat = chat_for(server, sleeps)
     server.push(Behaviour.fenced(GOOD), Behaviour.text('{"memory": [oops]}'))
     assert chat.complete(USER, schema=SCHEMA).parsed == GOOD
@@ -319,9 +312,7 @@ def test_429_then_success_honours_retry_after(server: FakeOpenAIServer, sleeps: 
 
 
 @pytest.mark.parametrize("failure", [Behaviour.error(500), Behaviour.error(503), Behaviour.drop()])
-def test_server_errors_and_drops_then_success(
-    server: FakeOpenAIServer, sleeps: Sleeps, failure: Behaviour
-) -> None:
+def test_server_errors_and_drops_then_success(server: FakeOpenAIServer, sleeps: Sleeps, failure: Behaviour) -> None:
     server.push(failure, failure, Behaviour.json(GOOD))
     assert chat_for(server, sleeps).complete(USER, schema=SCHEMA).parsed == GOOD
     assert len(sleeps.delays) == 2
@@ -420,8 +411,6 @@ def test_concurrency_limit_async_across_event_loops(server: FakeOpenAIServer, sl
 
 
 def test_anthropic_request_and_tool_answer(sleeps: Sleeps) -> None:
-    from memscribe.providers._http import JSONReply
-
     chat = AnthropicChat("claude-x", base_url="http://127.0.0.1:9", api_key="k", retry=sleeps.policy())
     body = chat.build_request([{"role": "system", "content": "Be terse."}, *USER], schema=SCHEMA)
     assert body["system"] == "Be terse." and body["messages"] == USER and body["max_tokens"] == 4096
@@ -432,26 +421,24 @@ def test_anthropic_request_and_tool_answer(sleeps: Sleeps) -> None:
         "stop_reason": "tool_use",
         "usage": {"input_tokens": 11, "output_tokens": 7},
     }
-    result = chat.parse_response(JSONReply(payload, 12.0, 1), SCHEMA)
+    result = chat.parse_response(payload, SCHEMA, latency_ms=12.0)
     assert result.parsed == GOOD and result.finish_reason == "stop"
     assert (result.usage.tokens_in, result.usage.tokens_out, result.usage.model) == (11, 7, "claude-x-2025")
     with pytest.raises(InvalidModelOutput, match="did not call"):
-        chat.parse_response(JSONReply({"content": [{"type": "text", "text": "no"}]}, 1.0, 1), SCHEMA)
+        chat.parse_response({"content": [{"type": "text", "text": "no"}]}, SCHEMA, latency_ms=1.0)
 
 
 def test_anthropic_wraps_non_object_schemas_and_prompt_style(sleeps: Sleeps) -> None:
-    from memscribe.providers._http import JSONReply
-
     array = {"type": "array", "items": {"type": "string"}}
     chat = AnthropicChat("c", base_url="http://127.0.0.1:9", retry=sleeps.policy())
     assert chat.build_request(USER, schema=array)["tools"][0]["input_schema"]["properties"]["value"] == array
     tool_use = {"content": [{"type": "tool_use", "name": "respond", "input": {"value": ["a"]}}]}
-    assert chat.parse_response(JSONReply(tool_use, 1.0, 1), array).parsed == ["a"]
+    assert chat.parse_response(tool_use, array, latency_ms=1.0).parsed == ["a"]
     prompted = AnthropicChat("c", base_url="http://127.0.0.1:9", structured="prompt", retry=sleeps.policy())
     body = prompted.build_request(USER, schema=array)
     assert "tools" not in body and "JSON Schema" in body["system"]
     text = {"content": [{"type": "text", "text": '```json\n["a"]\n```'}], "stop_reason": "end_turn"}
-    assert prompted.parse_response(JSONReply(text, 1.0, 1), array).parsed == ["a"]
+    assert prompted.parse_response(text, array, latency_ms=1.0).parsed == ["a"]
 
 
 def test_anthropic_over_http_sends_its_headers(server: FakeOpenAIServer, sleeps: Sleeps) -> None:

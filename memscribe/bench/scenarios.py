@@ -342,10 +342,12 @@ def _mixed(st: Story) -> None:
         lambda: st.drop_item(USER, "hobbies"),
         lambda: st.duplicate(USER, st.rng.choice(mine), exact=st.rng.random() < 0.5),
         st.temporary,
-        lambda: st.correct(friend, theirs, distant=True),
     ]
+    corrected = False
     for _ in range(st.rng.randint(3, 5)):
         st.session()
+        if not corrected and st.rng.random() < 0.3:
+            corrected = st.correct(friend, theirs, distant=True)  # about something said in an earlier session
         for _ in range(st.rng.randint(2, 3)):
             st.rng.choice(moves)()
 

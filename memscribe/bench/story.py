@@ -55,13 +55,16 @@ class Story:
 
     def session(self) -> None:
         if self.sessions:
-            self._maybe_chatter(0.4)
+            self.finish()
             self.when += timedelta(days=self.rng.randint(30, 200), minutes=self.rng.randint(-300, 300))
         self.sessions.append(Session(self.when))
         self._maybe_chatter(0.6)
 
     def finish(self) -> None:
+        """Close the current session: maybe some chatter, and never leave it empty."""
         self._maybe_chatter(0.4)
+        if not self.sessions[-1].turns:
+            self.chatter()
 
     def chatter(self) -> None:
         turns = self.sessions[-1].turns
@@ -99,11 +102,7 @@ class Story:
         free = [v for v in pool if v not in self.used[spec.pool]]
         if spec.ordered:
             cur = self.current.get(slot)
-            free = (
-                [v for v in pool[pool.index(cur[0]) + 1 :] if v in free]
-                if cur
-                else free[: len(free) * 3 // 4]
-            )
+            free = [v for v in pool[pool.index(cur[0]) + 1 :] if v in free] if cur else free[: len(free) * 3 // 4]
             free = free[:1] if cur else free
         if not free:
             return None
@@ -147,10 +146,7 @@ class Story:
         if attr == "since" and slot not in self.employer_in:
             self.employer_in[slot] = self._value("employer", ("", "employer")) or "Globex"
         cur = self.current.get(slot)
-        if (
-            cur
-            and f"{'1' if self.names[subject] is None else '3'}:change" not in ph.ATTRIBUTES[attr].templates
-        ):
+        if cur and f"{'1' if self.names[subject] is None else '3'}:change" not in ph.ATTRIBUTES[attr].templates:
             return False
         value = self._value(attr, slot)
         if value is None:
@@ -206,14 +202,15 @@ class Story:
             text = self.rng.choice(ph.DISTANT_CORRECTIONS).format(stmt=stmt, old=cur[0])
         else:
             text = self.rng.choice(ph.CORRECTIONS).format(v=value, old=cur[0])
-        self._say(
-            text, self._act("correct", subject, attr, value, cur[0]), "No problem, I've corrected that."
-        )
+        self._say(text, self._act("correct", subject, attr, value, cur[0]), "No problem, I've corrected that.")
         self.current[slot] = [value]
         self.said[(subject, attr, value)] = text
         return True
 
     def temporary(self) -> bool:
+        """A short stay somewhere else ("in Madrid for ten days"); at most one per session."""
+        if any(act is not None and act.kind == "temp" for _, _, act in self.sessions[-1].turns):
+            return False
         value = self._value("residence", ("", "whereabouts"))
         if value is None:
             return False

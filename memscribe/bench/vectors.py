@@ -4,10 +4,11 @@ Measures, for each candidate and size: build time, single-query search latency (
 resident memory the index adds, the saved file size and load time, the latency of adding one vector to a
 built index, and recall@10 and recall@k against exact search over the same queries.
 
-The data are synthetic unit vectors: ``random`` (isotropic Gaussian, normalised; the hardest case for a
-graph index because no point has near neighbours) or ``clustered`` (points scattered around 1,000 topic
-centres, closer to how real embeddings behave). Every case runs in a fresh process so that its memory is
-measured from a clean baseline.
+The data are ``random`` synthetic unit vectors (isotropic Gaussian, normalised: the hardest case for a
+graph index, since no point has a clearly nearest neighbour), ``clustered`` synthetic vectors (scattered
+around 1,000 topic centres) or ``text``: real MiniLM embeddings (LocalEmbedder) of sentences taken from the
+docstrings of Python's standard library, with held-out sentences as queries. Every case runs in a fresh
+process so that its memory is measured from a clean baseline.
 
     python -m memscribe.bench.vectors --sizes 10000 100000 --json .bench/vectors.json
 
@@ -18,14 +19,17 @@ candidate whose library is missing is reported as skipped.
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
 import platform
+import re
+import sysconfig
 import tempfile
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
@@ -72,17 +76,58 @@ def make_vectors(n: int, params: Params, *, seed_offset: int = 0) -> Matrix:
     if params.data == "random":
         rows = rng.standard_normal((n, params.dim), dtype=np.float32)
     elif params.data == "clustered":
-        centres = np.random.default_rng(params.seed + 999).standard_normal(
-            (1000, params.dim), dtype=np.float32
-        )
+        centres = np.random.default_rng(params.seed + 999).standard_normal((1000, params.dim), dtype=np.float32)
         centres /= np.linalg.norm(centres, axis=1, keepdims=True)
         # Noise of norm ~1 around a unit centre: same-topic pairs sit near cosine 0.5, like related texts.
         rows = centres[rng.integers(0, len(centres), n)]
         rows += rng.standard_normal((n, params.dim), dtype=np.float32) / np.sqrt(params.dim)
     else:
-        raise ValueError(f"unknown data kind {params.data!r}")
+        raise ValueError(f"synthetic data is 'random' or 'clustered', not {params.data!r}")
     rows /= np.linalg.norm(rows, axis=1, keepdims=True)
     return rows
+
+
+def text_corpus(count: int) -> list[str]:
+    """Up to ``count`` distinct sentences from the standard library's docstrings: real English prose that
+    every machine has, so the ``text`` data set needs no download and is the same on each run."""
+    sentences: dict[str, None] = {}
+    skip = {"test", "tests", "site-packages", "idlelib"}
+    for path in sorted(Path(sysconfig.get_paths()["stdlib"]).rglob("*.py")):
+        if skip & set(path.parts):
+            continue
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+        except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+                doc = " ".join((ast.get_docstring(node) or "").split())
+                for sentence in re.split(r"(?<=[.!?])\s+", doc):
+                    if 40 <= len(sentence) <= 200 and sentence[0].isupper():
+                        sentences.setdefault(sentence)
+                        if len(sentences) >= count:
+                            return list(sentences)
+    return list(sentences)
+
+
+def make_dataset(n: int, p: Params, text: Matrix | None = None) -> tuple[Matrix, Matrix]:
+    """(data, queries) for one size; ``text`` holds the embedded corpus when ``p.data == "text"``."""
+    if p.data != "text":
+        return make_vectors(n, p), make_vectors(p.queries, p, seed_offset=1)
+    if text is None or len(text) < n + p.queries:
+        available = 0 if text is None else len(text) - p.queries
+        raise ValueError(f"the text corpus has {available} sentences besides the queries, {n} asked for")
+    return text[p.queries : p.queries + n], text[: p.queries]
+
+
+def embed_corpus(count: int, p: Params) -> Matrix:
+    from memscribe.providers.local import LocalEmbedder
+
+    if p.dim != 384:
+        raise ValueError("the text data set is MiniLM embeddings, so dim must be 384")
+    corpus = text_corpus(count)
+    order = np.random.default_rng(p.seed).permutation(len(corpus))  # spread queries over every module
+    return LocalEmbedder(threads=p.threads).embed([corpus[i] for i in order])
 
 
 def exact_top_k(data: Matrix, queries: Matrix, k: int, chunk: int = 100_000) -> npt.NDArray[np.int64]:
@@ -282,7 +327,8 @@ def _measure(name: str, data_path: str, query_path: str, p: Params) -> dict[str,
         started = time.perf_counter()
         adapter.load(path)
         load_s = time.perf_counter() - started
-        extra = make_vectors(p.single_adds, p, seed_offset=2)
+        extra = data[: p.single_adds] + make_vectors(p.single_adds, replace(p, data="random"), seed_offset=2)
+        extra /= np.linalg.norm(extra, axis=1, keepdims=True)
         adds = []
         for i, row in enumerate(extra):
             started = time.perf_counter()
@@ -323,9 +369,10 @@ def run(
     if unknown:
         raise ValueError(f"unknown candidates {unknown}; choose from {list(CANDIDATES)}")
     results: list[dict[str, Any]] = []
+    text = embed_corpus(max(sizes) + p.queries, p) if p.data == "text" else None
     with tempfile.TemporaryDirectory(dir=workdir) as tmp:
         for n in sizes:
-            data, queries = make_vectors(n, p), make_vectors(p.queries, p, seed_offset=1)
+            data, queries = make_dataset(n, p, text)
             truth = exact_top_k(data, queries, p.k)
             data_path, query_path = f"{tmp}/data-{n}.npy", f"{tmp}/queries-{n}.npy"
             np.save(data_path, data)
@@ -380,13 +427,11 @@ def _format_row(row: dict[str, Any], k: int) -> str:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Command line: run the benchmark, print a table and write the JSON report."""
-    parser = argparse.ArgumentParser(
-        prog="python -m memscribe.bench.vectors", description=__doc__.split("\n")[0]
-    )
+    parser = argparse.ArgumentParser(prog="python -m memscribe.bench.vectors", description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--dim", type=int, default=384)
     parser.add_argument("--candidates", nargs="+", default=list(CANDIDATES), choices=CANDIDATES)
-    parser.add_argument("--data", choices=("random", "clustered"), default="random")
+    parser.add_argument("--data", choices=("random", "clustered", "text"), default="random")
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--k", type=int, default=40)
     parser.add_argument("--threads", type=int, default=2)
@@ -405,9 +450,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         expansion_add=args.expansion_add,
         expansion_search=args.expansion_search,
     )
-    header = [f"{'candidate':<12}", f"{'n':>8}"] + [
-        f"{c:>9}" for c in (*_COLUMNS[2:], "recall@10", f"recall@{p.k}")
-    ]
+    header = [f"{'candidate':<12}", f"{'n':>8}"] + [f"{c:>9}" for c in (*_COLUMNS[2:], "recall@10", f"recall@{p.k}")]
     print(" ".join(header), flush=True)
     report = run(args.sizes, args.dim, candidates=args.candidates, params=p, progress=True)
     out = Path(args.json)

@@ -84,38 +84,39 @@ def _provenance(row: Mapping[str, Any]) -> str:
 
 
 def memories_table(rows: Iterable[Mapping[str, Any]], *, title: str | None = None, scores: bool = False) -> Table:
-    """Memories as a table: score (search only), date, memory, provenance and id."""
+    """Memories as a table: score (search only), date, the memory with its id beneath, and provenance."""
     from rich.table import Table
 
-    table = Table(title=title, show_lines=False, title_justify="left")
+    table = Table(title=title, title_justify="left")
     if scores:
         table.add_column("score", justify="right", style="cyan")
     table.add_column("date", style="green", no_wrap=True)
-    table.add_column("memory", ratio=3)
-    table.add_column("from", style="dim")
-    table.add_column("id", style="dim", no_wrap=True)
+    table.add_column("memory", min_width=30, ratio=1)
+    table.add_column("from", style="dim", max_width=24)
     for row in rows:
         cells: list[Any] = [f"{row.get('score', 0):.3f}"] if scores else []
         status = "" if row.get("status") in (None, "active") else f" ({row['status']})"
-        cells += [day(row.get("valid_from")), plain(f"{row.get('memory', '')}{status}"), _provenance(row),
-                  row.get("id", "")]  # fmt: skip
+        memory = plain(f"{row.get('memory', '')}{status}\n")
+        memory.append(str(row.get("id", "")), style="dim")
+        cells += [day(row.get("valid_from")), memory, _provenance(row)]
         table.add_row(*cells)
     return table
 
 
 def ops_table(result: Mapping[str, Any]) -> Table:
-    """The operations a write produced (add, update, delete, forget)."""
+    """The operations a write produced (add, update, delete, forget), with the memory id beneath each."""
     from rich.table import Table
 
-    table = Table(show_lines=False)
+    table = Table()
     table.add_column("event", style="bold")
-    table.add_column("memory", ratio=3)
-    table.add_column("id", style="dim", no_wrap=True)
+    table.add_column("memory", min_width=30, ratio=1)
     for row in result.get("results", []):
         text = row.get("memory", "")
         if row.get("previous_memory"):
             text = f"{text}  (was: {row['previous_memory']})"
-        table.add_row(row.get("event", ""), plain(text), row.get("id", ""))
+        cell = plain(f"{text}\n" if text else "")
+        cell.append(str(row.get("id", "")), style="dim")
+        table.add_row(row.get("event", ""), cell)
     return table
 
 
@@ -127,5 +128,9 @@ def pairs_table(pairs: Iterable[tuple[str, object]], *, title: str | None = None
     table.add_column("name", style="bold")
     table.add_column("value")
     for name, value in pairs:
+        if isinstance(value, bool):
+            value = "yes" if value else "no"
+        elif isinstance(value, list | tuple):
+            value = ", ".join(str(v) for v in value) or "none"
         table.add_row(name, plain(value))
     return table

@@ -14,7 +14,7 @@ from typing import Any
 
 from memscribe.core.records import Usage
 from memscribe.errors import ConfigError, ModelOutputError
-from memscribe.providers._http import JSONEndpoint, JSONReply, RetryPolicy
+from memscribe.providers._http import JSONEndpoint, RetryPolicy
 from memscribe.providers.chat import (
     ChatMessage,
     ChatResult,
@@ -27,7 +27,7 @@ from memscribe.providers.chat import (
 )
 from memscribe.providers.presets import PRESETS, Preset, StructuredOutput
 
-__all__ = ["AnthropicChat"]
+__all__ = ["AnthropicChat", "RetryPolicy"]
 
 API_VERSION = "2023-06-01"
 _TOOL = "respond"
@@ -45,9 +45,7 @@ def _tool_schema(schema: dict[str, Any]) -> tuple[dict[str, Any], bool]:
 def _split_system(messages: Sequence[Mapping[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
     """Anthropic takes the system prompt as a field, not as a message."""
     system = [str(m.get("content") or "") for m in messages if m.get("role") == "system"]
-    rest = [
-        {"role": m["role"], "content": m.get("content", "")} for m in messages if m.get("role") != "system"
-    ]
+    rest = [{"role": m["role"], "content": m.get("content", "")} for m in messages if m.get("role") != "system"]
     return "\n\n".join(part for part in system if part), rest
 
 
@@ -71,18 +69,14 @@ class AnthropicChat:
     ) -> None:
         self.preset = preset or PRESETS["anthropic"]
         try:
-            self.structured = (
-                StructuredOutput(structured) if structured is not None else self.preset.structured
-            )
+            self.structured = StructuredOutput(structured) if structured is not None else self.preset.structured
         except ValueError:
             raise ConfigError(f"unknown structured-output style {structured!r}") from None
         if self.structured not in (StructuredOutput.TOOL, StructuredOutput.PROMPT):
             raise ConfigError("the Anthropic adapter supports structured='tool' or 'prompt'")
         self.model = model
         self._default_max_tokens = default_max_tokens  # the API requires max_tokens on every call
-        self._send_temperature = (
-            self.preset.send_temperature if send_temperature is None else send_temperature
-        )
+        self._send_temperature = self.preset.send_temperature if send_temperature is None else send_temperature
         auth = {"x-api-key": api_key} if api_key else {}
         self._endpoint = JSONEndpoint(
             base_url or self.preset.base_url,
@@ -106,7 +100,8 @@ class AnthropicChat:
     ) -> ChatResult:
         """Complete a conversation; with ``schema``, ``parsed`` holds the validated JSON reply."""
         body = self.build_request(messages, schema=schema, temperature=temperature, max_tokens=max_tokens)
-        return self.parse_response(self._endpoint.post_json("/v1/messages", body), schema)
+        reply = self._endpoint.post_json("/v1/messages", body)
+        return self.parse_response(reply.payload, schema, latency_ms=reply.latency_ms)
 
     async def acomplete(
         self,
@@ -118,7 +113,8 @@ class AnthropicChat:
     ) -> ChatResult:
         """The async form of :meth:`complete`."""
         body = self.build_request(messages, schema=schema, temperature=temperature, max_tokens=max_tokens)
-        return self.parse_response(await self._endpoint.apost_json("/v1/messages", body), schema)
+        reply = await self._endpoint.apost_json("/v1/messages", body)
+        return self.parse_response(reply.payload, schema, latency_ms=reply.latency_ms)
 
     def build_request(
         self,
@@ -148,15 +144,14 @@ class AnthropicChat:
             body["tool_choice"] = {"type": "tool", "name": _TOOL}
         return body
 
-    def parse_response(self, reply: JSONReply, schema: Schema | None) -> ChatResult:
+    def parse_response(
+        self, payload: Mapping[str, Any], schema: Schema | None, *, latency_ms: float = 0.0
+    ) -> ChatResult:
         """Turn a Messages API body into a ChatResult; raises ModelOutputError for unusable output."""
-        payload = reply.payload
         blocks = payload.get("content")
         if not isinstance(blocks, list):
             raise ModelOutputError(f"{self._endpoint.label}: the reply has no content")
-        text = "".join(
-            str(b.get("text", "")) for b in blocks if isinstance(b, Mapping) and b.get("type") == "text"
-        )
+        text = "".join(str(b.get("text", "")) for b in blocks if isinstance(b, Mapping) and b.get("type") == "text")
         raw_stop = payload.get("stop_reason")
         stop_reason = _FINISH.get(str(raw_stop), raw_stop)
         parsed = None
@@ -170,18 +165,12 @@ class AnthropicChat:
             calls=1,
             tokens_in=int(counts.get("input_tokens") or 0),
             tokens_out=int(counts.get("output_tokens") or 0),
-            latency_ms=reply.latency_ms,
+            latency_ms=latency_ms,
         )
-        return ChatResult(
-            text, parsed, usage, stop_reason, str(payload["model"]) if payload.get("model") else None
-        )
+        return ChatResult(text, parsed, usage, stop_reason, str(payload["model"]) if payload.get("model") else None)
 
     def _tool_answer(self, blocks: list[Any], schema: Schema, text: str, finish: Any) -> tuple[Any, str]:
-        calls = [
-            b
-            for b in blocks
-            if isinstance(b, Mapping) and b.get("type") == "tool_use" and b.get("name") == _TOOL
-        ]
+        calls = [b for b in blocks if isinstance(b, Mapping) and b.get("type") == "tool_use" and b.get("name") == _TOOL]
         if not calls:
             raise InvalidModelOutput("the model did not call the answer tool", text, finish_reason=finish)
         value = calls[0].get("input")
@@ -203,3 +192,9 @@ class AnthropicChat:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+    async def __aenter__(self) -> AnthropicChat:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()

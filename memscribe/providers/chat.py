@@ -100,11 +100,7 @@ def _rebuild_invalid_output(reason: str, raw_text: str, finish_reason: str | Non
 
 
 def _is_model_class(schema: object) -> bool:
-    return (
-        isinstance(schema, type)
-        and hasattr(schema, "model_json_schema")
-        and hasattr(schema, "model_validate")
-    )
+    return isinstance(schema, type) and hasattr(schema, "model_json_schema") and hasattr(schema, "model_validate")
 
 
 def json_schema_of(schema: Schema) -> dict[str, Any]:
@@ -123,9 +119,7 @@ def schema_name(schema: Mapping[str, Any]) -> str:
     return re.sub(r"[^A-Za-z0-9_-]", "_", title)[:64] or "response"
 
 
-def with_schema_instruction(
-    messages: Sequence[ChatMessage], schema: Mapping[str, Any]
-) -> list[dict[str, Any]]:
+def with_schema_instruction(messages: Sequence[ChatMessage], schema: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Tell the model the schema in the system message, for servers that cannot constrain decoding.
 
     The instruction joins an existing leading system message rather than adding a second one, because some
@@ -180,14 +174,10 @@ def parse_reply(text: str, schema: Schema, *, finish_reason: str | None = None) 
             first_error = first_error or error
     if first_error is not None:
         raise first_error
-    raise InvalidModelOutput(
-        "the model's output contains no readable JSON", text, finish_reason=finish_reason
-    )
+    raise InvalidModelOutput("the model's output contains no readable JSON", text, finish_reason=finish_reason)
 
 
-def validate_reply(
-    value: Any, schema: Schema, *, raw_text: str = "", finish_reason: str | None = None
-) -> Any:
+def validate_reply(value: Any, schema: Schema, *, raw_text: str = "", finish_reason: str | None = None) -> Any:
     """Check a decoded JSON value against the schema and return it; raise InvalidModelOutput if it fails."""
     if _is_model_class(schema):
         try:
@@ -210,9 +200,7 @@ def _pydantic_details(error: ValueError) -> str:
     if not callable(errors):
         return type(error).__name__
     items = errors(include_input=False, include_url=False)
-    return "; ".join(
-        f"{'.'.join(map(str, item.get('loc', ())))}: {item.get('msg', '')}" for item in items[:3]
-    )
+    return "; ".join(f"{'.'.join(map(str, item.get('loc', ())))}: {item.get('msg', '')}" for item in items[:3])
 
 
 # A deliberately small subset of JSON Schema: what structured-output prompts use in practice.
@@ -223,9 +211,7 @@ _TYPE_CHECKS: dict[str, Any] = {
     "boolean": lambda v: isinstance(v, bool),
     "null": lambda v: v is None,
     "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
-    "integer": lambda v: (
-        (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer())
-    ),
+    "integer": lambda v: (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer()),
 }
 
 
@@ -236,9 +222,7 @@ def _resolve(root: Mapping[str, Any], ref: str) -> Mapping[str, Any]:
     return node if isinstance(node, Mapping) else {}
 
 
-def _schema_errors(
-    value: Any, schema: Mapping[str, Any], root: Mapping[str, Any], path: str
-) -> Iterator[str]:
+def _schema_errors(value: Any, schema: Mapping[str, Any], root: Mapping[str, Any], path: str) -> Iterator[str]:
     if "$ref" in schema:
         schema = _resolve(root, str(schema["$ref"]))
     expected = schema.get("type")
@@ -279,9 +263,7 @@ def _object_errors(
             yield from _schema_errors(item, extra, root, f"{path}.{name}")
 
 
-def _array_errors(
-    value: list[Any], schema: Mapping[str, Any], root: Mapping[str, Any], path: str
-) -> Iterator[str]:
+def _array_errors(value: list[Any], schema: Mapping[str, Any], root: Mapping[str, Any], path: str) -> Iterator[str]:
     if len(value) < schema.get("minItems", 0):
         yield f"{path}: fewer than {schema['minItems']} items"
     if "maxItems" in schema and len(value) > schema["maxItems"]:

@@ -15,7 +15,7 @@ import numpy as np
 
 from memscribe.core.records import Usage
 from memscribe.errors import ConfigError, EmbeddingMismatch, ModelOutputError, ProviderError
-from memscribe.providers._http import JSONEndpoint, JSONReply, RetryPolicy
+from memscribe.providers._http import JSONEndpoint, RetryPolicy
 from memscribe.providers.chat import (
     ChatMessage,
     ChatResult,
@@ -31,7 +31,7 @@ from memscribe.providers.presets import Preset, StructuredOutput
 if TYPE_CHECKING:
     import numpy.typing as npt
 
-__all__ = ["OpenAICompatChat", "OpenAIEmbedder"]
+__all__ = ["OpenAICompatChat", "OpenAIEmbedder", "RetryPolicy"]
 
 _GENERIC = Preset("openai-compatible", base_url="")
 
@@ -48,8 +48,7 @@ def _is_strict_schema(schema: Any) -> bool:
     if isinstance(schema, Mapping):
         properties = schema.get("properties")
         if isinstance(properties, Mapping) and (
-            schema.get("additionalProperties") is not False
-            or set(schema.get("required", ())) != set(properties)
+            schema.get("additionalProperties") is not False or set(schema.get("required", ())) != set(properties)
         ):
             return False
         return all(_is_strict_schema(value) for value in schema.values())
@@ -134,15 +133,11 @@ class OpenAICompatChat:
         self.preset = preset or _GENERIC
         url = base_url or self.preset.base_url
         if not url:
-            raise ConfigError(
-                "an OpenAI-compatible chat model needs a base_url, e.g. http://localhost:8000/v1"
-            )
+            raise ConfigError("an OpenAI-compatible chat model needs a base_url, e.g. http://localhost:8000/v1")
         self.model = model
         self.structured = _structured_style(structured, self.preset)
         self._extra_body = dict(extra_body or {})
-        self._send_temperature = (
-            self.preset.send_temperature if send_temperature is None else send_temperature
-        )
+        self._send_temperature = self.preset.send_temperature if send_temperature is None else send_temperature
         self._endpoint = JSONEndpoint(
             url,
             label=f"{self.preset.name}:{model}",
@@ -166,7 +161,8 @@ class OpenAICompatChat:
     ) -> ChatResult:
         """Complete a conversation; with ``schema``, ``parsed`` holds the validated JSON reply."""
         body = self.build_request(messages, schema=schema, temperature=temperature, max_tokens=max_tokens)
-        return self.parse_response(self._endpoint.post_json("/chat/completions", body), schema)
+        reply = self._endpoint.post_json("/chat/completions", body)
+        return self.parse_response(reply.payload, schema, latency_ms=reply.latency_ms)
 
     async def acomplete(
         self,
@@ -178,7 +174,8 @@ class OpenAICompatChat:
     ) -> ChatResult:
         """The async form of :meth:`complete`."""
         body = self.build_request(messages, schema=schema, temperature=temperature, max_tokens=max_tokens)
-        return self.parse_response(await self._endpoint.apost_json("/chat/completions", body), schema)
+        reply = await self._endpoint.apost_json("/chat/completions", body)
+        return self.parse_response(reply.payload, schema, latency_ms=reply.latency_ms)
 
     def build_request(
         self,
@@ -199,9 +196,10 @@ class OpenAICompatChat:
         body.update(self._extra_body)
         return body
 
-    def parse_response(self, reply: JSONReply, schema: Schema | None) -> ChatResult:
+    def parse_response(
+        self, payload: Mapping[str, Any], schema: Schema | None, *, latency_ms: float = 0.0
+    ) -> ChatResult:
         """Turn a chat-completions body into a ChatResult; raises ModelOutputError for unusable output."""
-        payload = reply.payload
         choices = payload.get("choices")
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], Mapping):
             raise ModelOutputError(f"{self._endpoint.label}: the reply has no choices")
@@ -217,7 +215,7 @@ class OpenAICompatChat:
             calls=1,
             tokens_in=int(counts.get("prompt_tokens") or 0),
             tokens_out=int(counts.get("completion_tokens") or 0),
-            latency_ms=reply.latency_ms,
+            latency_ms=latency_ms,
         )
         parsed = parse_reply(text, schema, finish_reason=finish_reason) if schema is not None else None
         return ChatResult(text, parsed, usage, finish_reason, str(reported) if reported else None)
@@ -296,8 +294,7 @@ class OpenAIEmbedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         batches = [
-            self._embed_batch(list(texts[i : i + self._batch_size]))
-            for i in range(0, len(texts), self._batch_size)
+            self._embed_batch(list(texts[i : i + self._batch_size])) for i in range(0, len(texts), self._batch_size)
         ]
         return np.concatenate(batches, axis=0)
 
@@ -322,9 +319,7 @@ class OpenAIEmbedder:
         if self._dim is None:
             self._dim = found
         elif found != self._dim:
-            raise EmbeddingMismatch(
-                f"{self._model} returned {found}-dimensional vectors, expected {self._dim}"
-            )
+            raise EmbeddingMismatch(f"{self._model} returned {found}-dimensional vectors, expected {self._dim}")
 
     def close(self) -> None:
         """Close the HTTP connections."""

@@ -138,9 +138,7 @@ def parse_spec(spec: str) -> tuple[Preset, str]:
     return preset, model
 
 
-def make_chat(
-    spec: str, *, base_url: str | None = None, api_key: str | None = None, **opts: Any
-) -> ChatModel:
+def make_chat(spec: str, *, base_url: str | None = None, api_key: str | None = None, **opts: Any) -> ChatModel:
     """Build the chat adapter for a ``"provider:model"`` spec.
 
     ``opts`` go to the adapter (``timeout``, ``retry``, ``concurrency``, ``structured``, ``headers``, ...).

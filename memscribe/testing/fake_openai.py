@@ -44,9 +44,7 @@ class Behaviour:
     completion_tokens: int | None = None
 
     @classmethod
-    def text(
-        cls, text: str, *, finish_reason: str = "stop", completion_tokens: int | None = None
-    ) -> Behaviour:
+    def text(cls, text: str, *, finish_reason: str = "stop", completion_tokens: int | None = None) -> Behaviour:
         """Answer with this assistant text."""
         return cls("content", text, finish_reason, completion_tokens=completion_tokens)
 
@@ -67,9 +65,7 @@ class Behaviour:
         return cls.text(full[: max(1, int(len(full) * keep))], finish_reason="length")
 
     @classmethod
-    def error(
-        cls, status: int, *, message: str = "fake error", retry_after: float | None = None
-    ) -> Behaviour:
+    def error(cls, status: int, *, message: str = "fake error", retry_after: float | None = None) -> Behaviour:
         """Answer with an HTTP error in OpenAI's error shape, optionally with a Retry-After header."""
         headers = (("Retry-After", f"{retry_after:g}"),) if retry_after is not None else ()
         return cls("error", message, status_code=status, headers=headers)
@@ -224,10 +220,7 @@ class FakeOpenAIServer:
         texts = body.get("input")
         texts = [texts] if isinstance(texts, str) else list(texts or [])
         dim = int(body.get("dimensions") or self.embedding_dim)
-        data = [
-            {"object": "embedding", "index": i, "embedding": fake_vector(str(t), dim)}
-            for i, t in enumerate(texts)
-        ]
+        data = [{"object": "embedding", "index": i, "embedding": fake_vector(str(t), dim)} for i, t in enumerate(texts)]
         tokens = sum(_words(str(t)) for t in texts)
         return {
             "object": "list",
@@ -264,14 +257,10 @@ class _Handler(BaseHTTPRequestHandler):
             body = json.loads(raw or b"{}")
         except ValueError:
             body = None
-        self.fake._enter(
-            RecordedRequest("POST", self.path, body, {k.lower(): v for k, v in self.headers.items()})
-        )
+        self.fake._enter(RecordedRequest("POST", self.path, body, {k.lower(): v for k, v in self.headers.items()}))
         try:
             if not isinstance(body, dict):
-                self._send_json(
-                    400, {"error": {"message": "body is not a JSON object", "type": "invalid_request"}}
-                )
+                self._send_json(400, {"error": {"message": "body is not a JSON object", "type": "invalid_request"}})
             elif not self.path.rstrip("/").endswith(("/chat/completions", "/embeddings")):
                 self._send_json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
             else:

@@ -119,7 +119,8 @@ def _scan(files: list[Path], needles: set[bytes]) -> list[str]:
 
 def stats(store: SQLiteStore, partition: Partition | None) -> dict[str, Any]:
     if not store._open(create=False):
-        return {"memories": 0, "current": 0, "episodes": 0, "pending_episodes": 0, "journal": 0, "bytes": 0}
+        empty = ("memories", "versions", "current", "episodes", "pending_episodes", "journal", "bytes")
+        return {**dict.fromkeys(empty, 0), "path": str(store.path)}
     scope, params = ("WHERE tenant = ? AND user_id = ?", list(partition)) if partition else ("", [])
     and_scope = scope.replace("WHERE", "AND") if scope else ""
 

@@ -1,0 +1,249 @@
+"""``memscribe bench speed``: how fast memscribe is on this machine, measured through the real code paths.
+
+- **import**: ``import memscribe`` (and ``import memscribe`` + the Memory class) in fresh interpreters.
+- **add**: turns/s through ``Memory.add`` with the embedder (local MiniLM by default) and the chosen writer,
+  on generated episodes of 2–4 messages.
+- **search**: p50/p95 of ``Memory.search`` at N memories, with the query embedded by the model and with a
+  precomputed query vector (the same read path; the embedder answers from a table). Memories are inserted
+  straight through the store in large changesets: real embeddings of generated sentences up to
+  ``--real-max``, beyond that synthetic unit vectors jittered around real embeddings (the report says which).
+  Also: the cold first search (builds the ANN index from SQLite), the first search after a reopen (loads the
+  saved index), the resident memory the index adds, and the sizes of the database and index files.
+- **weight**: the size of site-packages and of the base install's own distributions.
+
+Each size runs in a fresh process so its memory figures start from a clean baseline.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+import click
+
+from memscribe.bench import speed_data
+from memscribe.bench.speed_probe import PrecomputedQueries, percentile, rss_mb, venv_size
+
+__all__ = ["SpeedParams", "command", "run_speed"]
+
+USER = "bench"
+
+
+@dataclass(frozen=True)
+class SpeedParams:
+    """What to measure. ``real_max``: the largest size whose vectors are real embeddings."""
+
+    sizes: tuple[int, ...] = (10_000, 100_000)
+    queries: int = 200
+    turns: int = 500
+    writer: str = "raw"
+    embedder: str = "local"
+    real_max: int = 10_000
+    batch: int = 5_000
+    import_runs: int = 5
+    seed: int = 0
+
+
+def measure_import(runs: int) -> dict[str, Any]:
+    """Median over ``runs`` fresh interpreters of ``import memscribe``, and of that plus the Memory class."""
+    code = (
+        "import time; t0 = time.perf_counter(); import memscribe; t1 = time.perf_counter(); "
+        "memscribe.Memory; t2 = time.perf_counter(); print((t1 - t0) * 1000, (t2 - t0) * 1000)"
+    )
+    plain, with_memory = [], []
+    for _ in range(runs):
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+        first, second = (float(x) for x in out.split())
+        plain.append(first)
+        with_memory.append(second)
+    return {"runs": runs, "import_ms": round(statistics.median(plain), 1),
+            "import_with_memory_ms": round(statistics.median(with_memory), 1)}  # fmt: skip
+
+
+def measure_add(p: SpeedParams, workdir: Path) -> dict[str, Any]:
+    """Turns per second through Memory.add, embedding included (model load excluded, reported apart)."""
+    from memscribe.engine.memory import Memory
+    from memscribe.providers.registry import make_embedder
+
+    embedder = make_embedder(p.embedder)
+    started = time.perf_counter()
+    embedder.embed(["warm up the model"])
+    load_ms = (time.perf_counter() - started) * 1000
+    episodes = list(speed_data.conversation(p.turns, seed=p.seed))
+    timings = []
+    with Memory(workdir / "add.db", writer=p.writer, embedder=embedder) as memory:
+        for i, messages in enumerate(episodes):
+            started = time.perf_counter()
+            memory.add(messages, user_id=USER, timestamp=f"2024-01-01T00:{i // 60 % 60:02d}:{i % 60:02d}Z")
+            timings.append((time.perf_counter() - started) * 1000)
+    total_s = sum(timings) / 1000
+    return {
+        "writer": p.writer, "embedder": embedder.model_id, "turns": p.turns, "episodes": len(episodes),
+        "turns_per_s": round(p.turns / total_s, 1), "add_p50_ms": round(percentile(timings, 50), 2),
+        "add_p95_ms": round(percentile(timings, 95), 2), "model_load_ms": round(load_ms, 1),
+    }  # fmt: skip
+
+
+def _insert(store: Any, embedder: Any, n: int, p: SpeedParams, log: Callable[[str], None]) -> dict[str, Any]:
+    """Insert ``n`` memories straight through the store, ``p.batch`` per changeset."""
+    from memscribe.bench.speed_probe import make_records
+
+    real = n <= p.real_max
+    texts = speed_data.memory_texts(n, seed=p.seed)
+    pool = None if real else speed_data.embed_in_batches(embedder, speed_data.memory_texts(2_000, seed=p.seed + 7))
+    embed_s = insert_s = 0.0
+    for start in range(0, n, p.batch):
+        chunk = texts[start : start + p.batch]
+        started = time.perf_counter()
+        if pool is None:
+            vectors = speed_data.embed_in_batches(embedder, chunk)
+        else:
+            vectors = speed_data.jittered(pool, len(chunk), seed=p.seed + start)
+        embed_s += time.perf_counter() - started
+        started = time.perf_counter()
+        store.apply(make_records(chunk, vectors, embedder.model_id, USER))
+        insert_s += time.perf_counter() - started
+        log(f"  n={n}: inserted {start + len(chunk):,}")
+    kind = "real embeddings of generated sentences" if real else (
+        "synthetic: unit vectors jittered around real embeddings of 2,000 generated sentences")
+    return {"vectors": kind, "embed_s": round(embed_s, 1), "insert_s": round(insert_s, 1),
+            "insert_per_s": round(n / insert_s) if insert_s else None}  # fmt: skip
+
+
+def _timed_searches(memory: Any, queries: list[str]) -> list[float]:
+    timings = []
+    for query in queries:
+        started = time.perf_counter()
+        memory.search(query, user_id=USER, limit=10)
+        timings.append((time.perf_counter() - started) * 1000)
+    return timings
+
+
+def _summary(prefix: str, timings: list[float]) -> dict[str, float]:
+    return {f"{prefix}_p50_ms": round(percentile(timings, 50), 2),
+            f"{prefix}_p95_ms": round(percentile(timings, 95), 2)}  # fmt: skip
+
+
+def measure_search(n: int, p: SpeedParams, workdir: str) -> dict[str, Any]:
+    """Search latency at ``n`` memories. Runs in its own process (see run_speed)."""
+    from memscribe.engine.memory import Memory
+    from memscribe.providers.registry import make_embedder
+    from memscribe.stores.sqlite import SQLiteStore
+
+    log = _stderr_log
+    path = Path(tempfile.mkdtemp(prefix=f"speed-{n}-", dir=workdir)) / "memscribe.db"
+    embedder = make_embedder(p.embedder)
+    queries = speed_data.questions(p.queries, seed=p.seed + 1)
+    wrapped = PrecomputedQueries(embedder, queries)
+    store = SQLiteStore(path)
+    row: dict[str, Any] = {"n": n, **_insert(store, embedder, n, p, log)}
+    memory = Memory(store=store, embedder=wrapped, writer="raw")
+    rss_before, started = rss_mb(), time.perf_counter()
+    memory.search(queries[0], user_id=USER)  # cold: the ANN index is built from SQLite here
+    row["first_search_ms"] = round((time.perf_counter() - started) * 1000, 1)
+    _timed_searches(memory, queries[:10])  # warm caches
+    wrapped.precomputed = False
+    row |= _summary("search", _timed_searches(memory, queries))
+    wrapped.precomputed = True
+    row |= _summary("search_no_embed", _timed_searches(memory, queries))
+    row |= _summary("embed_only", [wrapped.time_model(q) for q in queries[:50]])
+    rss_after = rss_mb()
+    row["index_rss_mb"] = round(rss_after - rss_before, 1) if rss_before and rss_after else None
+    memory.close()  # saves the index beside the database
+    row["db_mb"] = round(sum(f.stat().st_size for f in path.parent.glob("memscribe.db*") if f.is_file()) / 2**20, 1)
+    row["index_file_mb"] = round(sum(f.stat().st_size for f in store.vectors.files()) / 2**20, 1)
+    reopened = Memory(store=SQLiteStore(path), embedder=wrapped, writer="raw")
+    started = time.perf_counter()
+    reopened.search(queries[1], user_id=USER)
+    row["reopen_first_search_ms"] = round((time.perf_counter() - started) * 1000, 1)
+    reopened.close()
+    log(f"  n={n}: search p50 {row['search_p50_ms']} ms, without embedding {row['search_no_embed_p50_ms']} ms")
+    return row
+
+
+def _stderr_log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def run_speed(p: SpeedParams, log: Callable[[str], None] = _stderr_log, workdir: str | None = None) -> dict[str, Any]:
+    """Every measurement; returns the report (also what ``--output`` writes)."""
+    log("measuring import time")
+    report: dict[str, Any] = {"meta": _meta(p), "import": measure_import(p.import_runs)}
+    with tempfile.TemporaryDirectory(prefix="memscribe-speed-", dir=workdir) as tmp:
+        log(f"measuring add throughput ({p.turns} turns, writer {p.writer})")
+        report["add"] = measure_add(p, Path(tmp))
+        report["search"] = []
+        for n in p.sizes:
+            log(f"measuring search at {n:,} memories")
+            with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as pool:
+                report["search"].append(pool.submit(measure_search, n, p, tmp).result())
+    report["weight"] = venv_size()
+    return report
+
+
+def _meta(p: SpeedParams) -> dict[str, Any]:
+    import importlib.metadata as md
+
+    versions = {}
+    for dist in ("memscribe", "numpy", "onnxruntime", "usearch", "tokenizers"):
+        try:
+            versions[dist] = md.version(dist)
+        except md.PackageNotFoundError:
+            versions[dist] = None
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    return {"params": asdict(p), "versions": versions, "python": platform.python_version(),
+            "machine": platform.machine(), "cpus": os.cpu_count(), "loadavg_at_start": load,
+            "when": time.strftime("%Y-%m-%dT%H:%M:%S%z")}  # fmt: skip
+
+
+def _parse_sizes(options: tuple[str, ...], extra: tuple[int, ...]) -> tuple[int, ...]:
+    sizes = [int(part) for option in options for part in option.replace(",", " ").split()] + list(extra)
+    if any(size < 1 for size in sizes):
+        raise click.BadParameter("sizes must be positive", param_hint="--sizes")
+    return tuple(sizes) or SpeedParams.sizes
+
+
+@click.command("speed")
+@click.argument("extra_sizes", nargs=-1, type=int, metavar="[N]...")
+@click.option("--sizes", "sizes", multiple=True, metavar="N [N ...]",
+              help="Store sizes for the search benchmark (default 10000 100000; 1000000 is optional).")
+@click.option("--queries", default=200, show_default=True, help="Search queries per size.")
+@click.option("--turns", default=500, show_default=True, help="Turns ingested for the add benchmark.")
+@click.option("--writer", default="raw", show_default=True, help="Writer for the add benchmark.")
+@click.option("--embedder", default="local", show_default=True, help="Embedder (hash only for smoke runs).")
+@click.option("--real-max", default=10_000, show_default=True,
+              help="Largest size inserted with real embeddings; larger sizes use synthetic vectors.")
+@click.option("--import-runs", default=5, show_default=True, help="Fresh interpreters for the import time.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=Path(".bench/speed.json"),
+              show_default=True, help="Where to write the JSON report.")
+@click.option("--json", "as_json", is_flag=True, help="Print the JSON report instead of tables.")
+def command(
+    extra_sizes: tuple[int, ...], sizes: tuple[str, ...], queries: int, turns: int, writer: str, embedder: str,
+    real_max: int, import_runs: int, output: Path, as_json: bool,
+) -> None:  # fmt: skip
+    """Measure import time, add throughput, search latency at N memories, index memory and install size."""
+    from memscribe.bench.speed_report import render
+
+    params = SpeedParams(sizes=_parse_sizes(sizes, extra_sizes), queries=queries, turns=turns, writer=writer,
+                         embedder=embedder, real_max=real_max, import_runs=import_runs)  # fmt: skip
+    report = run_speed(params)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(json.dumps(report, indent=2))
+    root = click.get_current_context().find_root().obj
+    if as_json or getattr(root, "json", False):
+        click.echo(json.dumps(report, indent=2))
+    else:
+        render(report)
+        click.echo(f"wrote {output}")

@@ -1,0 +1,61 @@
+"""Tables for a ``memscribe bench speed`` report."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["render"]
+
+_SEARCH_COLUMNS = (
+    ("n", "memories", "{:,}"),
+    ("search_p50_ms", "p50 ms", "{}"),
+    ("search_p95_ms", "p95 ms", "{}"),
+    ("search_no_embed_p50_ms", "p50 ms, query vector precomputed", "{}"),
+    ("search_no_embed_p95_ms", "p95 ms, query vector precomputed", "{}"),
+    ("embed_only_p50_ms", "query embedding alone, p50 ms", "{}"),
+    ("first_search_ms", "first search, index built from SQLite, ms", "{:,}"),
+    ("reopen_first_search_ms", "first search after reopen (saved index), ms", "{:,}"),
+    ("index_rss_mb", "resident memory added by the index, MiB", "{}"),
+    ("index_file_mb", "saved index files, MiB", "{}"),
+    ("db_mb", "SQLite file (with WAL), MiB", "{}"),
+    ("insert_per_s", "bulk insert, memories/s", "{:,}"),
+)
+
+
+def _cell(value: object, fmt: str) -> str:
+    return "-" if value is None else fmt.format(value)
+
+
+def render(report: dict[str, Any]) -> None:
+    """Print the report as tables on stdout."""
+    import sys
+
+    from rich.console import Console
+    from rich.table import Table
+
+    out = Console(file=sys.stdout, highlight=False)
+    meta, imp, add, weight = report["meta"], report["import"], report["add"], report["weight"]
+    head = Table(title=f"memscribe bench speed · {meta['cpus']} CPUs · python {meta['python']}",
+                 show_header=False, title_justify="left")  # fmt: skip
+    head.add_column("what", style="bold")
+    head.add_column("value")
+    head.add_row("import memscribe", f"{imp['import_ms']} ms (median of {imp['runs']} fresh interpreters)")
+    head.add_row("import + Memory class", f"{imp['import_with_memory_ms']} ms")
+    head.add_row(
+        "add throughput",
+        f"{add['turns_per_s']} turns/s ({add['turns']} turns in {add['episodes']} episodes, writer {add['writer']}, "
+        f"{add['embedder']}; add p50 {add['add_p50_ms']} ms, p95 {add['add_p95_ms']} ms)",
+    )
+    head.add_row("model load", f"{add['model_load_ms']} ms (not counted above)")
+    head.add_row("site-packages", f"{weight['site_packages_mb']} MiB (the whole venv, test tools included)")
+    head.add_row("base install", f"{weight['base_install_mb']} MiB ({len(weight['base_distributions'])} distributions)")
+    out.print(head)
+    table = Table(title="search through Memory.search (limit 10)", title_justify="left")
+    table.add_column("memories", style="bold")
+    for row in report["search"]:
+        table.add_column(f"{row['n']:,}", justify="right")
+    for key, title, fmt in _SEARCH_COLUMNS[1:]:
+        table.add_row(title, *(_cell(row.get(key), fmt) for row in report["search"]))
+    out.print(table)
+    for row in report["search"]:
+        out.print(f"[dim]{row['n']:,} memories: {row['vectors']}[/dim]")

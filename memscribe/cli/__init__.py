@@ -1,0 +1,1 @@
+"""The ``memscribe`` command line (click + rich), an application over the public SDK."""

@@ -1,0 +1,67 @@
+"""The ``memscribe`` command line: the root group, its global options and error handling.
+
+Every error memscribe raises becomes one line on stderr (plus a JSON error object on stdout with
+``--json``) and the exit code ERROR_TABLE gives its class; no traceback is printed for them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import click
+
+from memscribe import __version__
+from memscribe.cli import admin_cmds, memory_cmds
+from memscribe.cli.bench_cmds import bench_group
+from memscribe.cli.doctor import doctor_cmd
+from memscribe.cli.output import report_error
+from memscribe.cli.settings import resolve_settings
+from memscribe.cli.state import CliState
+from memscribe.errors import MemscribeError
+
+__all__ = ["cli", "main"]
+
+
+class MemscribeGroup(click.Group):
+    """The root group: turns MemscribeError into a one-line message and its ERROR_TABLE exit code."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except MemscribeError as exc:
+            state = ctx.find_object(CliState)
+            ctx.exit(report_error(bool(state and state.json), exc))
+
+
+@click.group(cls=MemscribeGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--home", type=click.Path(file_okay=False), default=None, metavar="PATH",
+              help="Directory holding the store (default: $MEMSCRIBE_HOME or the user data directory).")
+@click.option("--db", type=click.Path(dir_okay=False), default=None, metavar="PATH",
+              help="The SQLite file itself (overrides --home).")
+@click.option("--writer", default=None, help="Memory writer: raw or lite (default: $MEMSCRIBE_WRITER or raw).")
+@click.option("--embedder", default=None,
+              help="Embedder: local (MiniLM ONNX) or hash[:dim] (default: $MEMSCRIBE_EMBEDDER or local).")
+@click.option("--tenant", default=None, help="Tenant to work in (default: $MEMSCRIBE_TENANT or default).")
+@click.option("--json", "json_output", is_flag=True, help="Machine-readable JSON output for every command.")
+@click.version_option(__version__, "--version", prog_name="memscribe")
+@click.pass_context
+def cli(
+    ctx: click.Context, home: str | None, db: str | None, writer: str | None, embedder: str | None,
+    tenant: str | None, json_output: bool,
+) -> None:  # fmt: skip
+    """memscribe: a local-first memory engine for AI agents.
+
+    Remember conversations, search them, and see how each memory changed and why.
+    """
+    flags = {"home": home, "db": db, "writer": writer, "embedder": embedder, "tenant": tenant}
+    ctx.obj = CliState(settings=resolve_settings(flags), json=json_output)
+
+
+for _command in (*memory_cmds.COMMANDS, *admin_cmds.COMMANDS, doctor_cmd, bench_group):
+    cli.add_command(_command)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Console-script entry point (``memscribe``)."""
+    cli.main(args=list(argv) if argv is not None else None, prog_name="memscribe")

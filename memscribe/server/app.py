@@ -1,0 +1,78 @@
+"""The FastAPI application factory."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+from fastapi import FastAPI
+
+from memscribe.server.errors import install_error_handlers
+from memscribe.server.keys import KeyStore
+from memscribe.server.metrics import RequestMetrics
+from memscribe.server.middleware import AccessMiddleware, BodyLimitMiddleware
+from memscribe.server.settings import ServerSettings
+from memscribe.server.tenants import TenantPool
+
+__all__ = ["ServerState", "create_app"]
+
+log = logging.getLogger("memscribe.server")
+
+_DESCRIPTION = """A local-first memory engine for AI agents, over HTTP.
+
+Send a tenant API key as `Authorization: Bearer <key>` (or `X-API-Key`). Every route works inside that
+key's tenant; every memory route inside one `user_id`. Errors are `{"error": {"code", "message"}}`.
+Routes tagged *mem0* accept the bodies mem0's clients send.
+"""
+
+
+@dataclass
+class ServerState:
+    """What the routes share, kept on ``app.state.memscribe``."""
+
+    settings: ServerSettings
+    keys: KeyStore
+    pool: TenantPool
+    metrics: RequestMetrics
+
+
+def create_app(settings: ServerSettings) -> FastAPI:
+    """A FastAPI app serving ``settings.store_path``. Nothing is opened until the first request."""
+    from memscribe import __version__
+    from memscribe.server.routes import admin, data, mem0, memories
+
+    state = ServerState(
+        settings=settings,
+        keys=KeyStore(settings.resolved_keys_path),
+        pool=TenantPool(settings),
+        metrics=RequestMetrics(settings.latency_window),
+    )
+    if settings.no_auth:
+        log.warning("authentication is off: every caller on %s acts as tenant %r", settings.host,
+                    settings.default_tenant)  # fmt: skip
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        state.pool.close()
+
+    app = FastAPI(title="memscribe", version=__version__, description=_DESCRIPTION, lifespan=lifespan)
+    app.state.memscribe = state
+    install_error_handlers(app)
+    for module in (memories, mem0, data, admin):
+        app.include_router(module.router)
+    app.add_middleware(BodyLimitMiddleware, limit=settings.max_body_bytes,  # type: ignore[arg-type]
+                       large={"/v1/import": settings.max_import_bytes})  # fmt: skip
+    if settings.cors_origins:
+        from fastapi.middleware.cors import CORSMiddleware
+
+        app.add_middleware(
+            CORSMiddleware,  # type: ignore[arg-type]
+            allow_origins=list(settings.cors_origins),
+            allow_methods=["GET", "POST", "PUT", "DELETE"],
+            allow_headers=["Authorization", "X-API-Key", "Content-Type"],
+        )
+    app.add_middleware(AccessMiddleware, metrics=state.metrics)  # type: ignore[arg-type]
+    return app

@@ -1,0 +1,40 @@
+"""What every route module shares: documented error responses and small result helpers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memscribe.server.models import ErrorBody
+
+__all__ = ["ERRORS", "filters_of", "page"]
+
+_ERROR_TEXT = {
+    400: "Missing or inconsistent scope, or an unusable setting",
+    401: "Missing or unknown API key",
+    403: "Revoked key, or a key without the right to this route",
+    404: "No such memory in the caller's scope",
+    409: "A conflicting write or embedding model",
+    413: "Request body over the configured limit",
+    422: "The request failed validation",
+    429: "A provider refused the call for rate or quota reasons",
+    500: "An internal fault",
+    502: "A model provider failed",
+    503: "The store stayed locked past every retry",
+    504: "A provider timed out",
+    507: "The store is full or read-only",
+}
+ERRORS: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorBody, "description": text} for status, text in _ERROR_TEXT.items()
+}
+
+
+def filters_of(**values: Any) -> dict[str, Any] | None:
+    """Engine filters from optional query values; None when nothing narrows."""
+    chosen = {k: v for k, v in values.items() if v not in (None, [], ())}
+    return chosen or None
+
+
+def page(result: dict[str, Any], limit: int, offset: int) -> dict[str, Any]:
+    """A list result with its paging fields."""
+    count = len(result["results"])
+    return {**result, "limit": limit, "offset": offset, "next_offset": offset + count if count == limit else None}

@@ -1,0 +1,59 @@
+"""The server's configuration object. The app never reads the environment; the CLI fills this in."""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass
+from pathlib import Path
+
+from memscribe.errors import ConfigError
+
+__all__ = ["DEFAULT_PORT", "ServerSettings", "is_loopback"]
+
+DEFAULT_PORT = 8765
+MiB = 1024 * 1024
+
+
+def is_loopback(host: str) -> bool:
+    """True for ``localhost`` and loopback addresses (127.0.0.0/8, ::1)."""
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    """How the REST server is put together.
+
+    ``keys_path`` defaults to ``keys.db`` beside the store. ``no_auth`` serves one tenant
+    (``default_tenant``) without keys and is refused unless ``host`` is a loopback address.
+    """
+
+    store_path: Path
+    host: str = "127.0.0.1"
+    port: int = DEFAULT_PORT
+    keys_path: Path | None = None
+    admin_key: str | None = None
+    no_auth: bool = False
+    default_tenant: str = "default"
+    writer: str = "raw"
+    embedder: str = "local"
+    cors_origins: tuple[str, ...] = ()
+    max_body_bytes: int = 2 * MiB
+    max_import_bytes: int = 256 * MiB
+    latency_window: int = 1024  # recent requests per route kept for latency percentiles
+
+    def __post_init__(self) -> None:
+        if self.no_auth and not is_loopback(self.host):
+            raise ConfigError(f"--no-auth is allowed only on a loopback address, not {self.host!r}")
+        if self.admin_key is not None and len(self.admin_key) < 16:
+            raise ConfigError("the admin key must be at least 16 characters")
+        if self.max_body_bytes < 1024 or self.max_import_bytes < self.max_body_bytes:
+            raise ConfigError("max_body_bytes must be >= 1024 and max_import_bytes >= max_body_bytes")
+
+    @property
+    def resolved_keys_path(self) -> Path:
+        return self.keys_path if self.keys_path is not None else Path(self.store_path).parent / "keys.db"

@@ -1,0 +1,194 @@
+"""Slot facts: subject + attribute + value, read from a statement by the rules in :mod:`rules`.
+
+A fact is a *state* ("lives in Sydney"), an *intention* ("planning to adopt a dog") or an *ending* ("quit my
+job at Google"). Auxiliaries decide which: "do not", "never" negate (an ending when "anymore"/"no longer"
+says the value used to hold); "was", "had" put a state in the past (kept as a plain memory, not a slot);
+"would", "will" make it hypothetical.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass
+
+from memscribe.write.lite.lexicon import ADVERBS
+from memscribe.write.lite.person import Mention
+from memscribe.write.lite.rules import AUX, MENTION_RULES, PRE_RULES, STATE_RULES, Rule
+from memscribe.write.lite.tense import Tense
+from memscribe.write.lite.values import split_list
+
+__all__ = ["Fact", "FactKind", "extract_facts", "first_verb", "plan_value"]
+
+_LIST_ATTRIBUTES = frozenset({"hobbies", "allergies", "languages", "likes", "dislikes"})
+_ENDED = re.compile(r"\b(?:anymore|any more|no longer)\b", re.IGNORECASE)
+_INTENT_TO = re.compile(
+    "^" + AUX + r"(?P<verb>planning|plan|plans|hoping|hope|hopes|want|wants|would like|would love|would really"
+    r" like|really want|intend|intends|intending|aiming|aim|going|about|trying|excited|eager|determined"
+    r"|decided|getting ready|preparing|set|scheduled|saving up|looking)\s+to\s+(?P<act>.+)$",
+    re.IGNORECASE,
+)
+_INTENT_SLANG = re.compile("^" + AUX + r"(?:gonna|wanna)\s+(?P<act>.+)$", re.IGNORECASE)
+_INTENT_GERUND = re.compile(
+    "^" + AUX + r"(?:thinking about|thinking of|considering|looking forward to|dreaming of|planning on)\s+"
+    r"(?P<act>\w+ing\b.*)$",
+    re.IGNORECASE,
+)
+_INTENT_WANT = re.compile("^" + AUX + r"(?:want|wants|would like|would love)\s+(?P<act>(?:a|an|another)\s+.+)$", re.I)
+_INTENT_PROGRESSIVE = re.compile(
+    r"^(?:am|is|are)\s+(?:(?:\w+ly|also|finally|soon|now)\s+)*(?P<act>(?:moving|relocating|getting married"
+    r"|having a baby|retiring|quitting|starting|adopting|buying|selling|visiting|flying|traveling|travelling"
+    r"|heading|leaving|going|taking|running|getting)\b.*)$",
+    re.IGNORECASE,
+)
+_ALWAYS_PLANS = frozenset({"moving", "relocating", "retiring", "quitting", "getting married", "having a baby"})
+_INTENT_END = re.compile(
+    "^" + AUX + r"(?:decided not to|not going to|changed my mind about|gave up on|cancelled|canceled|called off"
+    r"|postponed|no longer planning to|not planning to)\s+(?P<act>.+)$",
+    re.IGNORECASE,
+)
+_ACT_CUT = re.compile(
+    r"\s*[,;:!?()]|\.(?:\s|$)|\s+(?:because|since|so that|so|but|when|while|after|before|until|next|this|last"
+    r"|on|in|by|soon|someday|one day|eventually|tomorrow|tonight|today|at some point|and then|if|or)\b",
+    re.IGNORECASE,
+)
+_GO_TO_NP = re.compile(
+    r"^(?:the|a|an|my|our|his|her|(?-i:[A-Z])\w*|school|work|college|university|church|class|bed|town|dinner"
+    r"|lunch|practice|therapy|camp|visit)\b",
+    re.IGNORECASE,
+)
+_DROP = frozenset({"a", "an", "the", "my", "our", "some", "their", "his", "her"})
+_AUX_WORDS = frozenset(
+    "am is are was were have has had will would do does did been be being not never just to going".split()
+)
+
+
+class FactKind(enum.StrEnum):
+    STATE = "state"
+    INTENT = "intent"
+    END = "end"
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One slot fact. ``value`` is None for an ending that names no value ("I quit my job")."""
+
+    subject: str
+    attribute: str
+    value: str | None
+    single: bool
+    kind: FactKind = FactKind.STATE
+
+    @property
+    def slot(self) -> str:
+        return f"{self.subject}/{self.attribute}"
+
+
+def plan_value(act: str) -> str | None:
+    """A plan's normalised value: the action, cut before times and reasons, without determiners."""
+    if match := _ACT_CUT.search(act):
+        act = act[: match.start()]
+    words = [w for w in re.findall(r"[\w'-]+", act.lower()) if w not in _DROP]
+    return " ".join(words[:6]) or None
+
+
+def _negated(match: re.Match[str]) -> bool:
+    aux = (match.groupdict().get("aux") or "").lower()
+    return bool(set(aux.split()) & {"not", "never"}) or "no longer" in aux
+
+
+def _intention(rest: str, tense: Tense) -> tuple[str | None, FactKind] | None:
+    if match := _INTENT_END.match(rest):
+        return plan_value(match.group("act")), FactKind.END
+    if (match := _INTENT_TO.match(rest)) and not _negated(match):
+        act = match.group("act")
+        if match.group("verb").lower() == "going" and _GO_TO_NP.match(act):
+            act = "go to " + act
+        return plan_value(act), FactKind.INTENT
+    if (match := (_INTENT_SLANG.match(rest) or _INTENT_GERUND.match(rest))) and not _negated(match):
+        return plan_value(match.group("act")), FactKind.INTENT
+    if (match := _INTENT_WANT.match(rest)) and not _negated(match):
+        return plan_value("get " + match.group("act")), FactKind.INTENT
+    if (match := _INTENT_PROGRESSIVE.match(rest)) and (
+        (tense.future and not tense.past) or any(match.group("act").lower().startswith(p) for p in _ALWAYS_PLANS)
+    ):
+        act = match.group("act")
+        if act.lower().startswith("going ") and not act.lower().startswith("going to "):
+            return None
+        return plan_value(act), FactKind.INTENT
+    return None
+
+
+def _kind(rule: Rule, match: re.Match[str], rest: str) -> FactKind | None:
+    """What the auxiliaries make of a match: a state, an ending, or nothing (None)."""
+    aux_text = (match.groupdict().get("aux") or "").lower()
+    aux = set(aux_text.split())
+    if rule.copula and not aux & {"am", "is", "are", "was", "were"}:
+        return None
+    if aux & {"would", "will"}:
+        return None
+    negated = not rule.negation_ok and (aux & {"not", "never"} or "no longer" in aux_text)
+    if negated:
+        return FactKind.END if _ENDED.search(rest) else None
+    if aux & {"was", "were", "had"} and not aux & {"have", "has"} and not rule.past_ok:
+        return None
+    return FactKind.END if rule.ends else FactKind.STATE
+
+
+def _facts_from(rule: Rule, match: re.Match[str], subject: str, kind: FactKind) -> list[Fact]:
+    groups = match.groupdict()
+    attribute = rule.attribute
+    if attribute == "favorite":
+        category = groups["x"].strip().lower().replace(" ", "_")
+        attribute = f"favorite_{category[:-1] if category.endswith('s') and len(category) > 3 else category}"
+    if rule.fixed is not None:
+        return [Fact(subject, attribute, rule.fixed, rule.single, kind)]
+    raw = groups.get("v")
+    if raw is None:
+        return [Fact(subject, attribute, None, rule.single, kind)] if kind is FactKind.END else []
+    items = split_list(raw) if attribute in _LIST_ATTRIBUTES else [raw]
+    facts = []
+    for item in items:
+        value = rule.value(item)
+        if value is None:
+            continue
+        if groups.get("n"):
+            value = f"{value} {groups['n'].lower()}"
+        facts.append(Fact(subject, attribute, value, rule.single, kind))
+    return facts
+
+
+def _apply(rules: tuple[Rule, ...], text: str, subject: str, search: bool = False) -> list[Fact]:
+    facts: list[Fact] = []
+    for rule in rules:
+        matches = rule.pattern.finditer(text) if search else filter(None, [rule.pattern.match(text)])
+        for match in matches:
+            kind = _kind(rule, match, text)
+            if kind is not None:
+                facts.extend(_facts_from(rule, match, subject, kind))
+    return facts
+
+
+def extract_facts(text: str, mention: Mention | None, speaker: str, tense: Tense) -> list[Fact]:
+    """All slot facts of one statement (``text`` contraction-expanded), without duplicates."""
+    facts = _apply(PRE_RULES, text, speaker)
+    if mention is not None:
+        intention = _intention(mention.rest, tense)
+        if intention is not None and intention[0]:
+            facts.append(Fact(mention.subject, "plan", intention[0], False, intention[1]))
+        else:
+            facts.extend(_apply(STATE_RULES, mention.rest, mention.subject))
+    facts.extend(_apply(MENTION_RULES, text, speaker, search=True))
+    unique: dict[tuple[str, str | None, FactKind], Fact] = {}
+    for fact in facts:
+        unique.setdefault((fact.slot, fact.value, fact.kind), fact)
+    return list(unique.values())
+
+
+def first_verb(rest: str) -> str | None:
+    """The main verb of a predicate, after auxiliaries and adverbs ("have finally adopted" → "adopted")."""
+    for word in re.findall(r"[A-Za-z'-]+", rest):
+        lower = word.lower()
+        if lower not in _AUX_WORDS and lower not in ADVERBS:
+            return lower
+    return None

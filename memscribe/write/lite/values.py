@@ -1,0 +1,118 @@
+"""Slot values: cut a captured phrase down to the value and normalise it, or reject it."""
+
+from __future__ import annotations
+
+import re
+
+from memscribe.write.lite.lexicon import CONDITIONS, JOB_HEADS, LANGUAGES, NOT_NAMES, PETS
+
+__all__ = [
+    "clean_phrase",
+    "split_list",
+    "value_condition",
+    "value_job",
+    "value_language",
+    "value_name",
+    "value_pet",
+    "value_place",
+    "value_school",
+    "value_thing",
+]
+
+# A value ends where a preposition, conjunction or time word starts the next part of the sentence.
+_CUT = re.compile(
+    r"\s*(?:[,;:()\[\]!?\"]|\.(?:\s|$)|\s-\s)|\s+(?:and|but|because|since|so|with|for|when|while|where|which"
+    r"|who|that|after|before|until|till|as|to|from|on|at|in|by|near|last|next|this|yesterday|today|tomorrow"
+    r"|ago|now|anymore|again|too|though|although|these|lately|recently|already|around|about|during|if|or"
+    r"|than|then|just|right|every|each|since|starting|soon|nowadays|instead|full-time|part-time)\b",
+    re.IGNORECASE,
+)
+_LEADING = re.compile(r"^(?:(?:a|an|the|my|our|some|this|that|his|her|their|new|brand new)\s+)+", re.IGNORECASE)
+_REJECT = frozenset(
+    """it that this there here them him her you me us one something everything anything someone somewhere
+    home team job role position department company project it all what how when why which who place
+    town city area way time lot bit""".split()
+)
+
+
+def clean_phrase(raw: str, max_words: int = 5, cut: bool = True) -> str | None:
+    """The value at the start of ``raw``: cut at the next clause, determiners dropped, lower-cased."""
+    text = raw.strip()
+    if cut and (match := _CUT.search(text)):
+        text = text[: match.start()]
+    text = _LEADING.sub("", text.strip().rstrip(".")).strip().lower()
+    words = text.split()
+    if not words or len(words) > max_words or text in _REJECT:
+        return None
+    return " ".join(words)
+
+
+def split_list(raw: str) -> list[str]:
+    """"reading, painting and hiking" → three items."""
+    parts = re.split(r"\s*(?:,|\band\b|\bor\b|&|/)\s*", raw, flags=re.IGNORECASE)
+    return [p for p in parts if p.strip()]
+
+
+def value_place(raw: str) -> str | None:
+    """A place: any short noun phrase that is not a pronoun or a generic word."""
+    value = clean_phrase(raw, max_words=4)
+    if value is None or value in ("back", "out", "here", "there", "abroad", "away"):
+        return None
+    return value
+
+
+def value_thing(raw: str) -> str | None:
+    """A liked thing, employer, vehicle: a short noun phrase."""
+    return clean_phrase(raw, max_words=5)
+
+
+def value_name(raw: str) -> str | None:
+    """A proper name, capitalised in the source ("Anna", "Mary Jane")."""
+    match = re.match(r"(?:[A-Z][a-z'-]+)(?:\s+[A-Z][a-z'-]+)?", raw.strip())
+    if not match or match.group(0).split()[0].lower() in NOT_NAMES:
+        return None
+    return match.group(0).lower()
+
+
+def value_job(raw: str) -> str | None:
+    """A job title whose head noun is a profession ("senior software engineer")."""
+    value = clean_phrase(raw, max_words=4)
+    if value is None:
+        return None
+    head = value.split()[-1]
+    if head in JOB_HEADS or head.endswith(("ist", "ician", "eer", "ologist", "grapher")):
+        return value
+    return None
+
+
+def value_pet(raw: str) -> str | None:
+    """Canonical species ("puppy" → "dog")."""
+    key = raw.strip().lower()
+    return PETS.get(key) or PETS.get(key.rstrip("s"))
+
+
+def value_condition(raw: str) -> str | None:
+    """A health condition named in the lexicon ("type 2 diabetes" keeps its qualifier)."""
+    value = clean_phrase(raw, max_words=4)
+    if value is None or not any(word.strip("'s") in CONDITIONS or word in CONDITIONS for word in value.split()):
+        return None
+    return value
+
+
+def value_language(raw: str) -> str | None:
+    value = clean_phrase(raw, max_words=2)
+    return value if value is not None and value.split()[-1] in LANGUAGES else None
+
+
+def value_school(raw: str) -> str | None:
+    """A school: a capitalised name with a school word, or an all-caps acronym (MIT, UCLA)."""
+    text = raw.strip()
+    match = re.match(r"(?:the\s+)?((?:[A-Z][\w&.'-]*)(?:\s+(?:of|de|for|and|at|[A-Z][\w&.'-]*))*)", text)
+    if not match:
+        return None
+    name = re.sub(r"\s+(?:of|de|for|and|at)$", "", match.group(1))
+    words = name.split()
+    school_word = re.search(r"\b(?:University|College|School|Institute|Academy|Polytechnic|Conservatory)\b", name)
+    if school_word or (len(words) == 1 and name.isupper() and len(name) >= 2):
+        return name.lower()
+    return None
