@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from functools import cache
 
 from memscribe.bench import phrasing as ph
 from memscribe.bench.metrics import OP_KINDS, contains_value, normalize_answer
-from memscribe.bench.scenarios import FAMILIES, Scenario, generate_scenarios, make_scenario
+from memscribe.bench.scenarios import FAMILIES, Scenario, generate_scenarios, make_scenario, scenario_dict
 from memscribe.bench.updates import DEFAULT_SCENARIOS
 
 
@@ -120,3 +121,9 @@ def test_every_statement_template_names_its_value() -> None:
                     assert "{done}" in template
     for plan in ph.PLANS:
         assert plan.value in plan.plan and plan.value in plan.done
+
+
+def test_scenarios_serialise_to_json() -> None:
+    data = json.loads(json.dumps(scenario_dict(_default()[5])))
+    assert data["family"] == "out_of_order" and data["chunks"][0]["timestamp"].startswith("20")
+    assert {"role", "content", "op", "fact"} == set(data["chunks"][0]["turns"][0])

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import statistics
 import tempfile
 import time
@@ -29,6 +30,7 @@ __all__ = [
     "provenance_of",
     "result_rows",
     "row_text",
+    "sdk_factory",
     "store_bytes",
 ]
 
@@ -65,6 +67,21 @@ MemoryFactory = Callable[[str, Path], MemoryLike]
 """``make_memory(writer_name, path)``: a fresh memory for one writer, storing its files under ``path``."""
 
 
+def sdk_factory(**memory_options: Any) -> MemoryFactory:
+    """A factory of ``memscribe.Memory`` stores (``store.db`` under the given path) for one writer each.
+
+    ``memory_options`` go to ``Memory`` unchanged (``embedder="hash"`` for a model-free run, ``config=…``).
+    """
+
+    def make(writer: str, path: Path) -> MemoryLike:
+        from memscribe import Memory
+
+        memory: MemoryLike = Memory(path / "store.db", writer=writer, **memory_options)
+        return memory
+
+    return make
+
+
 def result_rows(answer: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     """The ``results`` list of an add/search/list answer, keeping only mapping rows."""
     rows = answer.get("results", [])
@@ -93,7 +110,8 @@ def provenance_of(row: Mapping[str, Any]) -> tuple[str | None, tuple[int, ...]]:
 def fresh_store_dir(workdir: Path, prefix: str) -> Path:
     """A new, empty directory under ``workdir``: a benchmark never reuses a store left by an earlier run."""
     workdir.mkdir(parents=True, exist_ok=True)
-    return Path(tempfile.mkdtemp(prefix=f"{prefix}-", dir=workdir))
+    safe = re.sub(r"[^\w.-]+", "_", prefix)  # writer specs may hold ':' or '/'
+    return Path(tempfile.mkdtemp(prefix=f"{safe}-", dir=workdir))
 
 
 def store_bytes(path: Path) -> int:

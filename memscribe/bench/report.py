@@ -86,10 +86,14 @@ def _size(n: object) -> str:
 
 
 def _cost_rows(cost: Mapping[str, Any]) -> list[tuple[str, str]]:
+    def num(key: str, digits: int) -> str:
+        value = cost.get(key)
+        return f"{value:.{digits}f}" if isinstance(value, int | float) else "–"
+
     return [
-        ("ingest", f"{_fmt(cost.get('turns_per_second'))} turns/s over {_fmt(cost.get('turns'))} turns"),
-        ("add latency", f"{_fmt(cost.get('add_ms_mean'))} ms mean"),
-        ("search latency", f"p50 {_fmt(cost.get('search_p50_ms'))} ms, p95 {_fmt(cost.get('search_p95_ms'))} ms"),
+        ("ingest", f"{num('turns_per_second', 1)} turns/s over {cost.get('turns')} turns"),
+        ("add latency", f"{num('add_ms_mean', 2)} ms mean"),
+        ("search latency", f"p50 {num('search_p50_ms', 2)} ms, p95 {num('search_p95_ms', 2)} ms"),
         ("store size", _size(cost.get("store_bytes"))),
     ]
 

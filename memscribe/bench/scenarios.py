@@ -17,16 +17,27 @@ each session, the probes: question, current value(s), stale values, distractors.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from memscribe.bench import phrasing as ph
 from memscribe.bench.story import USER, Act, Session, Story
 
-__all__ = ["FAMILIES", "Chunk", "Probe", "Scenario", "Turn", "generate_scenarios", "make_scenario"]
+__all__ = [
+    "FAMILIES",
+    "Chunk",
+    "Probe",
+    "Scenario",
+    "Turn",
+    "generate_scenarios",
+    "make_scenario",
+    "scenario_dict",
+]
 
 SINGLE = ("residence", "employer", "job", "status", "partner", "diet", "vehicle", "food", "age", "school")
 UNORDERED = tuple(a for a in SINGLE if not ph.ATTRIBUTES[a].ordered)
@@ -379,3 +390,11 @@ def make_scenario(seed: int, index: int) -> Scenario:
     scenario_id = f"upd{seed}-{index:04d}-{family}"
     chunks, final_facts = _label(story.sessions, order, scenario_id)
     return Scenario(scenario_id, family, chunks, final_facts)
+
+
+def scenario_dict(scenario: Scenario) -> dict[str, Any]:
+    """A JSON-ready dict of a scenario (timestamps as ISO strings), e.g. to keep probes as training data."""
+    data = dataclasses.asdict(scenario)
+    for chunk in data["chunks"]:
+        chunk["timestamp"] = chunk["timestamp"].isoformat()
+    return data

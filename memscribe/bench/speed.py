@@ -102,7 +102,11 @@ def _insert(store: Any, embedder: Any, n: int, p: SpeedParams, log: Callable[[st
 
     real = n <= p.real_max
     texts = speed_data.memory_texts(n, seed=p.seed)
-    pool = None if real else speed_data.embed_in_batches(embedder, speed_data.memory_texts(2_000, seed=p.seed + 7))
+    pool = (
+        None
+        if real
+        else speed_data.embed_in_batches(embedder, speed_data.memory_texts(2_000, seed=p.seed + 7))
+    )
     embed_s = insert_s = 0.0
     for start in range(0, n, p.batch):
         chunk = texts[start : start + p.batch]
@@ -116,8 +120,11 @@ def _insert(store: Any, embedder: Any, n: int, p: SpeedParams, log: Callable[[st
         store.apply(make_records(chunk, vectors, embedder.model_id, USER))
         insert_s += time.perf_counter() - started
         log(f"  n={n}: inserted {start + len(chunk):,}")
-    kind = "real embeddings of generated sentences" if real else (
-        "synthetic: unit vectors jittered around real embeddings of 2,000 generated sentences")
+    kind = (
+        "real embeddings of generated sentences"
+        if real
+        else ("synthetic: unit vectors jittered around real embeddings of 2,000 generated sentences")
+    )
     return {"vectors": kind, "embed_s": round(embed_s, 1), "insert_s": round(insert_s, 1),
             "insert_per_s": round(n / insert_s) if insert_s else None}  # fmt: skip
 
@@ -153,7 +160,7 @@ def measure_search(n: int, p: SpeedParams, workdir: str) -> dict[str, Any]:
     rss_before, started = rss_mb(), time.perf_counter()
     memory.search(queries[0], user_id=USER)  # cold: the ANN index is built from SQLite here
     row["first_search_ms"] = round((time.perf_counter() - started) * 1000, 1)
-    _timed_searches(memory, queries[:10])  # warm caches
+    _timed_searches(memory, queries)  # warm SQLite's page cache equally for both passes below
     wrapped.precomputed = False
     row |= _summary("search", _timed_searches(memory, queries))
     wrapped.precomputed = True
@@ -162,14 +169,18 @@ def measure_search(n: int, p: SpeedParams, workdir: str) -> dict[str, Any]:
     rss_after = rss_mb()
     row["index_rss_mb"] = round(rss_after - rss_before, 1) if rss_before and rss_after else None
     memory.close()  # saves the index beside the database
-    row["db_mb"] = round(sum(f.stat().st_size for f in path.parent.glob("memscribe.db*") if f.is_file()) / 2**20, 1)
+    row["db_mb"] = round(
+        sum(f.stat().st_size for f in path.parent.glob("memscribe.db*") if f.is_file()) / 2**20, 1
+    )
     row["index_file_mb"] = round(sum(f.stat().st_size for f in store.vectors.files()) / 2**20, 1)
     reopened = Memory(store=SQLiteStore(path), embedder=wrapped, writer="raw")
     started = time.perf_counter()
     reopened.search(queries[1], user_id=USER)
     row["reopen_first_search_ms"] = round((time.perf_counter() - started) * 1000, 1)
     reopened.close()
-    log(f"  n={n}: search p50 {row['search_p50_ms']} ms, without embedding {row['search_no_embed_p50_ms']} ms")
+    log(
+        f"  n={n}: search p50 {row['search_p50_ms']} ms, without embedding {row['search_no_embed_p50_ms']} ms"
+    )
     return row
 
 
@@ -177,7 +188,9 @@ def _stderr_log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def run_speed(p: SpeedParams, log: Callable[[str], None] = _stderr_log, workdir: str | None = None) -> dict[str, Any]:
+def run_speed(
+    p: SpeedParams, log: Callable[[str], None] = _stderr_log, workdir: str | None = None
+) -> dict[str, Any]:
     """Every measurement; returns the report (also what ``--output`` writes)."""
     log("measuring import time")
     report: dict[str, Any] = {"meta": _meta(p), "import": measure_import(p.import_runs)}
@@ -196,7 +209,7 @@ def run_speed(p: SpeedParams, log: Callable[[str], None] = _stderr_log, workdir:
 def _meta(p: SpeedParams) -> dict[str, Any]:
     import importlib.metadata as md
 
-    versions = {}
+    versions: dict[str, str | None] = {}
     for dist in ("memscribe", "numpy", "onnxruntime", "usearch", "tokenizers"):
         try:
             versions[dist] = md.version(dist)
@@ -217,21 +230,36 @@ def _parse_sizes(options: tuple[str, ...], extra: tuple[int, ...]) -> tuple[int,
 
 @click.command("speed")
 @click.argument("extra_sizes", nargs=-1, type=int, metavar="[N]...")
-@click.option("--sizes", "sizes", multiple=True, metavar="N [N ...]",
-              help="Store sizes for the search benchmark (default 10000 100000; 1000000 is optional).")
+@click.option(
+    "--sizes",
+    "sizes",
+    multiple=True,
+    metavar="N [N ...]",
+    help="Store sizes for the search benchmark (default 10000 100000; 1000000 is optional).",
+)
 @click.option("--queries", default=200, show_default=True, help="Search queries per size.")
 @click.option("--turns", default=500, show_default=True, help="Turns ingested for the add benchmark.")
 @click.option("--writer", default="raw", show_default=True, help="Writer for the add benchmark.")
 @click.option("--embedder", default="local", show_default=True, help="Embedder (hash only for smoke runs).")
-@click.option("--real-max", default=10_000, show_default=True,
-              help="Largest size inserted with real embeddings; larger sizes use synthetic vectors.")
+@click.option(
+    "--real-max",
+    default=10_000,
+    show_default=True,
+    help="Largest size inserted with real embeddings; larger sizes use synthetic vectors.",
+)
 @click.option("--import-runs", default=5, show_default=True, help="Fresh interpreters for the import time.")
-@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=Path(".bench/speed.json"),
-              show_default=True, help="Where to write the JSON report.")
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path(".bench/speed.json"),
+    show_default=True,
+    help="Where to write the JSON report.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the JSON report instead of tables.")
 def command(
-    extra_sizes: tuple[int, ...], sizes: tuple[str, ...], queries: int, turns: int, writer: str, embedder: str,
-    real_max: int, import_runs: int, output: Path, as_json: bool,
+    extra_sizes: tuple[int, ...], sizes: tuple[str, ...], queries: int, turns: int, writer: str,
+    embedder: str, real_max: int, import_runs: int, output: Path, as_json: bool,
 ) -> None:  # fmt: skip
     """Measure import time, add throughput, search latency at N memories, index memory and install size."""
     from memscribe.bench.speed_report import render

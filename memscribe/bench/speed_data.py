@@ -19,22 +19,46 @@ if TYPE_CHECKING:
 
 __all__ = ["conversation", "jittered", "memory_texts", "questions"]
 
-NAMES = """Caroline Melanie Jon Gina John Maria Tim Audrey Andrew Calvin Dave Deborah Evan Sam Joanna Nate Jolene
-Tom Priya Ravi Mei Kenji Lucia Omar Fatima Lars Ingrid Pablo Sofia Chen Aisha Noah Emma Liam Olivia Mateo Zara
-Hugo Nina Felix Amara Theo Leila Isaac Yara Jonas Elena Marco Hana Diego Clara""".split()
-CITIES = """Seattle Sydney Berlin Lisbon Toronto Austin Denver Kyoto Oslo Dublin Nairobi Lima Prague Vienna Madrid
-Boston Chicago Portland Melbourne Auckland Montreal Vancouver Munich Zurich Barcelona Amsterdam Copenhagen
-Helsinki Seoul Osaka Taipei Singapore Mumbai Bangalore Cairo Accra Bogota Santiago Quito Havana""".split()
-EMPLOYERS = """Atlassian Google a bakery Microsoft a hospital a startup the city council a law firm Spotify a school
-a bookshop NASA a bank a museum a vineyard a newspaper a film studio a robotics lab a climbing gym""".split(" ")
-ROLES = """nurse teacher product designer data scientist carpenter chef pilot architect lawyer barista
-photographer translator firefighter accountant veterinarian journalist engineer librarian""".split()
-THINGS = """hiking pottery jazz sourdough chess surfing knitting salsa dancing birdwatching marathons climbing
-painting photography gardening kayaking yoga poetry board games astronomy cycling""".split()
-FOODS = """ramen tacos sushi pho dumplings lasagne curry falafel paella pierogi bibimbap risotto""".split()
-PETS = """a dog named Max, a cat named Luna, two rabbits, a parrot called Kiwi, a golden retriever, a tortoise,
-a beagle named Bruno, three goldfish""".split(", ")
-MONTHS = """January February March April May June July August September October November December""".split()
+# fmt: off
+NAMES = (
+    "Caroline", "Melanie", "Jon", "Gina", "John", "Maria", "Tim", "Audrey", "Andrew", "Calvin", "Dave",
+    "Deborah", "Evan", "Sam", "Joanna", "Nate", "Jolene", "Tom", "Priya", "Ravi", "Mei", "Kenji", "Lucia",
+    "Omar", "Fatima", "Lars", "Ingrid", "Pablo", "Sofia", "Chen", "Aisha", "Noah", "Emma", "Liam", "Olivia",
+    "Mateo", "Zara", "Hugo", "Nina", "Felix", "Amara", "Theo", "Leila", "Isaac", "Yara", "Jonas", "Elena",
+    "Marco", "Hana", "Diego",
+)
+CITIES = (
+    "Seattle", "Sydney", "Berlin", "Lisbon", "Toronto", "Austin", "Denver", "Kyoto", "Oslo", "Dublin",
+    "Nairobi", "Lima", "Prague", "Vienna", "Madrid", "Boston", "Chicago", "Portland", "Melbourne", "Auckland",
+    "Montreal", "Vancouver", "Munich", "Zurich", "Barcelona", "Amsterdam", "Copenhagen", "Helsinki", "Seoul",
+    "Osaka", "Taipei", "Singapore", "Mumbai", "Bangalore", "Cairo", "Accra", "Bogota", "Santiago", "Quito",
+    "Havana",
+)
+EMPLOYERS = (
+    "Atlassian", "Google", "a bakery", "Microsoft", "a hospital", "a startup", "the city council",
+    "a law firm", "Spotify", "a school", "a bookshop", "NASA", "a bank", "a museum", "a vineyard",
+    "a newspaper", "a film studio", "a robotics lab", "a climbing gym",
+)
+ROLES = (
+    "nurse", "teacher", "product designer", "data scientist", "carpenter", "chef", "pilot", "architect",
+    "lawyer", "barista", "photographer", "translator", "firefighter", "accountant", "veterinarian",
+    "journalist", "engineer", "librarian",
+)
+THINGS = (
+    "hiking", "pottery", "jazz", "sourdough", "chess", "surfing", "knitting", "salsa dancing", "birdwatching",
+    "marathons", "climbing", "painting", "photography", "gardening", "kayaking", "yoga", "poetry",
+    "board games", "astronomy", "cycling",
+)
+FOODS = ("ramen", "tacos", "sushi", "pho", "dumplings", "lasagne", "curry", "falafel", "paella", "bibimbap")
+PETS = (
+    "a dog named Max", "a cat named Luna", "two rabbits", "a parrot called Kiwi", "a golden retriever",
+    "a tortoise", "a beagle named Bruno", "three goldfish",
+)
+MONTHS = (
+    "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+    "November", "December",
+)
+# fmt: on
 
 TEMPLATES = (
     "{name} moved from {city2} to {city} in {month} {year}.",
@@ -74,10 +98,11 @@ REPLIES = (
 
 
 def _fill(rng: random.Random, template: str) -> str:
+    pick = rng.choice
     return template.format(
-        name=rng.choice(NAMES), name2=rng.choice(NAMES), city=rng.choice(CITIES), city2=rng.choice(CITIES),
-        employer=rng.choice(EMPLOYERS), role=rng.choice(ROLES), thing=rng.choice(THINGS), food=rng.choice(FOODS),
-        pet=rng.choice(PETS), month=rng.choice(MONTHS), year=rng.randint(2015, 2025),
+        name=pick(NAMES), name2=pick(NAMES), city=pick(CITIES), city2=pick(CITIES), employer=pick(EMPLOYERS),
+        role=pick(ROLES), thing=pick(THINGS), food=pick(FOODS), pet=pick(PETS), month=pick(MONTHS),
+        year=rng.randint(2015, 2025),
     )  # fmt: skip
 
 
@@ -102,7 +127,9 @@ def conversation(turns: int, seed: int = 2) -> Iterator[list[dict[str, str]]]:
         messages = []
         for i in range(size):
             if i % 2 == 0:
-                messages.append({"role": "user", "content": f"Quick update: {_fill(rng, rng.choice(TEMPLATES))}"})
+                messages.append(
+                    {"role": "user", "content": f"Quick update: {_fill(rng, rng.choice(TEMPLATES))}"}
+                )
             else:
                 messages.append({"role": "assistant", "content": rng.choice(REPLIES)})
         left -= size

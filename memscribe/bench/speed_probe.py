@@ -82,12 +82,30 @@ def make_records(texts: Sequence[str], vectors: Vectors, model_id: str, user_id:
     start = datetime(2020, 1, 1, tzinfo=UTC)
     records = tuple(
         MemoryRecord(
-            id=new_id(), version_id=new_id(), version=1, scope=scope, text=text, subject="user", slot=None,
-            value=None, owner=Owner.USER, layer=Layer.FACT, scene="chat", tags=(), episode_id=None,
-            message_indices=(), confidence=1.0, writer="bench", embedding_model=model_id, source="bench",
-            valid_from=start + timedelta(minutes=i), valid_to=None, recorded_at=now, retired_at=None,
+            id=new_id(),
+            version_id=new_id(),
+            version=1,
+            scope=scope,
+            text=text,
+            subject="user",
+            slot=None,
+            value=None,
+            owner=Owner.USER,
+            layer=Layer.FACT,
+            scene="chat",
+            tags=(),
+            episode_id=None,
+            message_indices=(),
+            confidence=1.0,
+            writer="bench",
+            embedding_model=model_id,
+            source="bench",
+            valid_from=start + timedelta(minutes=i),
+            valid_to=None,
+            recorded_at=now,
+            retired_at=None,
             status=Status.ACTIVE,
-        )  # fmt: skip
+        )
         for i, text in enumerate(texts)
     )
     return Changeset(partition=scope.partition, episode_id=None, insert=records, vectors=vectors)

@@ -43,12 +43,15 @@ def render(report: dict[str, Any]) -> None:
     head.add_row("import + Memory class", f"{imp['import_with_memory_ms']} ms")
     head.add_row(
         "add throughput",
-        f"{add['turns_per_s']} turns/s ({add['turns']} turns in {add['episodes']} episodes, writer {add['writer']}, "
-        f"{add['embedder']}; add p50 {add['add_p50_ms']} ms, p95 {add['add_p95_ms']} ms)",
+        f"{add['turns_per_s']} turns/s ({add['turns']} turns in {add['episodes']} episodes, "
+        f"writer {add['writer']}, {add['embedder']}; "
+        f"add p50 {add['add_p50_ms']} ms, p95 {add['add_p95_ms']} ms)",
     )
     head.add_row("model load", f"{add['model_load_ms']} ms (not counted above)")
     head.add_row("site-packages", f"{weight['site_packages_mb']} MiB (the whole venv, test tools included)")
-    head.add_row("base install", f"{weight['base_install_mb']} MiB ({len(weight['base_distributions'])} distributions)")
+    head.add_row(
+        "base install", f"{weight['base_install_mb']} MiB ({len(weight['base_distributions'])} distributions)"
+    )
     out.print(head)
     table = Table(title="search through Memory.search (limit 10)", title_justify="left")
     table.add_column("memories", style="bold")

@@ -100,10 +100,10 @@ class Story:
             return f"{self.rng.randint(2, 98)} {self.rng.choice(ph.POOLS['street'])} Street"
         pool = ph.POOLS[spec.pool]
         free = [v for v in pool if v not in self.used[spec.pool]]
-        if spec.ordered:
+        if spec.ordered:  # advance to the next free value (a year older; engaged, then married)
             cur = self.current.get(slot)
-            free = [v for v in pool[pool.index(cur[0]) + 1 :] if v in free] if cur else free[: len(free) * 3 // 4]
-            free = free[:1] if cur else free
+            later = pool[pool.index(cur[0]) + 1 :] if cur else pool[: len(pool) * 3 // 4]
+            free = [v for v in later if v in free][: 1 if cur else None]
         if not free:
             return None
         value = self.rng.choice(free)
@@ -161,7 +161,8 @@ class Story:
         value = self._value(attr, (subject, attr))
         if value is None:
             return False
-        self.kind_of[value] = self.rng.choice(ph.PET_KINDS)
+        if attr == "pets":
+            self.kind_of[value] = self.rng.choice(ph.PET_KINDS)
         text = self._render(subject, attr, "add", value)
         self._say(text, self._act("add", subject, attr, value))
         self.current.setdefault((subject, attr), []).append(value)

@@ -88,13 +88,15 @@ def make_vectors(n: int, params: Params, *, seed_offset: int = 0) -> Matrix:
 
 
 def text_corpus(count: int) -> list[str]:
-    """Up to ``count`` distinct sentences from the standard library's docstrings: real English prose that
-    every machine has, so the ``text`` data set needs no download and is the same on each run."""
+    """Up to ``count`` distinct sentences from the docstrings of the standard library and of the installed
+    packages: real English prose that needs no download and is the same on every run in one environment."""
     sentences: dict[str, None] = {}
     skip = {"test", "tests", "site-packages", "idlelib"}
-    for path in sorted(Path(sysconfig.get_paths()["stdlib"]).rglob("*.py")):
-        if skip & set(path.parts):
-            continue
+    roots = dict.fromkeys(Path(sysconfig.get_paths()[key]) for key in ("stdlib", "purelib"))
+    paths = [
+        path for root in roots for path in sorted(root.rglob("*.py")) if not skip & set(path.relative_to(root).parts)
+    ]
+    for path in paths:
         try:
             tree = ast.parse(path.read_text(encoding="utf-8"))
         except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
@@ -120,14 +122,23 @@ def make_dataset(n: int, p: Params, text: Matrix | None = None) -> tuple[Matrix,
     return text[p.queries : p.queries + n], text[: p.queries]
 
 
-def embed_corpus(count: int, p: Params) -> Matrix:
+def embed_corpus(count: int, p: Params, cache_dir: str | None = None) -> Matrix:
+    """The embedded ``text`` corpus; cached in ``cache_dir`` because embedding 50k sentences takes minutes."""
     from memscribe.providers.local import LocalEmbedder
 
     if p.dim != 384:
         raise ValueError("the text data set is MiniLM embeddings, so dim must be 384")
+    cache = Path(cache_dir) / f"text-{count}-seed{p.seed}.npy" if cache_dir else None
+    if cache is not None and cache.exists():
+        cached: Matrix = np.load(cache)
+        return cached
     corpus = text_corpus(count)
     order = np.random.default_rng(p.seed).permutation(len(corpus))  # spread queries over every module
-    return LocalEmbedder(threads=p.threads).embed([corpus[i] for i in order])
+    vectors = LocalEmbedder(threads=p.threads).embed([corpus[i] for i in order])
+    if cache is not None:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        np.save(cache, vectors)
+    return vectors
 
 
 def exact_top_k(data: Matrix, queries: Matrix, k: int, chunk: int = 100_000) -> npt.NDArray[np.int64]:
@@ -243,7 +254,8 @@ class _SqliteVec:
     extensions on every Python build, so apsw is used when it cannot."""
 
     def __init__(self, name: str, p: Params, workdir: str) -> None:
-        self.p, self.path = p, Path(workdir) / "vec.db"
+        self.p, self.path = p, Path(workdir) / f"sqlite-vec-{os.getpid()}.db"
+        self.path.unlink(missing_ok=True)
         self.db = self._connect(self.path)
         columns = f"id INTEGER PRIMARY KEY, e float[{p.dim}] distance_metric=cosine"
         self.db.execute(f"CREATE VIRTUAL TABLE v USING vec0({columns})")
@@ -306,6 +318,13 @@ def _measure(name: str, data_path: str, query_path: str, p: Params) -> dict[str,
         adapter = _ADAPTERS[name.split("-")[0]](name, p, str(Path(data_path).parent))
     except ImportError as exc:
         return {"skipped": f"{exc}"}
+    try:
+        return _measure_adapter(adapter, data_path, query_path, p)
+    except Exception as exc:  # one broken candidate must not lose the figures of the others
+        return {"skipped": f"failed: {exc!r}"}
+
+
+def _measure_adapter(adapter: Any, data_path: str, query_path: str, p: Params) -> dict[str, Any]:
     data, queries = np.load(data_path), np.load(query_path)
     keys = np.arange(len(data), dtype=np.int64)
     rss_before = _rss_mb()
@@ -359,6 +378,7 @@ def run(
     candidates: Sequence[str] = CANDIDATES,
     params: Params | None = None,
     workdir: str | None = None,
+    text_cache: str | None = None,
     progress: bool = False,
 ) -> dict[str, Any]:
     """Run every candidate at every size; returns ``{"meta": ..., "results": [row, ...]}``."""
@@ -369,7 +389,7 @@ def run(
     if unknown:
         raise ValueError(f"unknown candidates {unknown}; choose from {list(CANDIDATES)}")
     results: list[dict[str, Any]] = []
-    text = embed_corpus(max(sizes) + p.queries, p) if p.data == "text" else None
+    text = embed_corpus(max(sizes) + p.queries, p, text_cache) if p.data == "text" else None
     with tempfile.TemporaryDirectory(dir=workdir) as tmp:
         for n in sizes:
             data, queries = make_dataset(n, p, text)
@@ -452,7 +472,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     header = [f"{'candidate':<12}", f"{'n':>8}"] + [f"{c:>9}" for c in (*_COLUMNS[2:], "recall@10", f"recall@{p.k}")]
     print(" ".join(header), flush=True)
-    report = run(args.sizes, args.dim, candidates=args.candidates, params=p, progress=True)
+    cache = str(Path(args.json).parent)
+    report = run(args.sizes, args.dim, candidates=args.candidates, params=p, text_cache=cache, progress=True)
     out = Path(args.json)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2))

@@ -21,7 +21,9 @@ __all__ = ["COMMANDS"]
 
 @click.command("purge")
 @user_option()
-@click.option("--yes", is_flag=True, help="Do not ask for confirmation (required with --json or no terminal).")
+@click.option(
+    "--yes", is_flag=True, help="Do not ask for confirmation (required with --json or no terminal)."
+)
 @json_option
 @pass_state
 def purge_cmd(state: CliState, user: str | None, yes: bool) -> None:
@@ -30,7 +32,9 @@ def purge_cmd(state: CliState, user: str | None, yes: bool) -> None:
     if not yes:
         if state.json or not sys.stdin.isatty():
             raise InvalidInput(f"purge erases all of {user_id!r}'s data for good; pass --yes to confirm")
-        click.confirm(f"Erase all memories and conversations of {user_id!r}? This cannot be undone", abort=True)
+        click.confirm(
+            f"Erase all memories and conversations of {user_id!r}? This cannot be undone", abort=True
+        )
     report = state.memory().purge(user_id)
 
     def render(out: Console) -> None:
@@ -90,7 +94,7 @@ def import_cmd(state: CliState, file: IO[str]) -> None:
 @pass_state
 def stats_cmd(state: CliState, user: str | None) -> None:
     """Counts of memories, versions, episodes, pending episodes and journal lines, and the store's size."""
-    data = state.memory().stats(user_id=state.user(user, required=False))
+    data = state.memory().stats(user_id=user)
     emit(state.json, data, lambda out: out.print(pairs_table(_human_stats(data), title="store")))
 
 
@@ -129,7 +133,9 @@ def config_show(state: CliState) -> None:
             table.add_row(row["setting"], str(row["value"] or "-"), row["source"], row["env"] or "")
         out.print(table)
 
-    emit(state.json, {row["setting"]: {k: row[k] for k in ("value", "source", "env")} for row in rows}, render)
+    emit(
+        state.json, {row["setting"]: {k: row[k] for k in ("value", "source", "env")} for row in rows}, render
+    )
 
 
 COMMANDS = (purge_cmd, export_cmd, import_cmd, stats_cmd, config_group)

@@ -9,7 +9,6 @@ A built-in benchmark adds one line to :data:`BENCH_COMMANDS`. A plugin registers
 from __future__ import annotations
 
 import importlib
-from importlib.metadata import entry_points
 
 import click
 
@@ -29,6 +28,8 @@ def register_bench_command(name: str, target: str) -> None:
 
 
 def _plugins() -> dict[str, str]:
+    from importlib.metadata import entry_points
+
     return {ep.name: ep.value for ep in entry_points(group=ENTRY_POINT_GROUP)}
 
 

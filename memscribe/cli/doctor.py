@@ -1,4 +1,4 @@
-"""``memscribe doctor``: check the store, its indexes, the writer and the embedder, with a verdict for each."""
+"""``memscribe doctor``: check the store, its indexes, the writer and the embedder; a verdict for each."""
 
 from __future__ import annotations
 
@@ -77,7 +77,9 @@ def _pending(store: SQLiteStore) -> tuple[str, str]:
     if not pending:
         return "ok", "every stored episode has been written"
     row = store.db.read(
-        lambda conn: conn.execute("SELECT COUNT(*), MAX(error) FROM episodes WHERE status = 'failed'").fetchone()
+        lambda conn: conn.execute(
+            "SELECT COUNT(*), MAX(error) FROM episodes WHERE status = 'failed'"
+        ).fetchone()
     )
     failed = f"; {row[0]} failed, last error: {row[1]}" if row[0] else ""
     return "warn", f"{pending} episodes not yet written (the next add or search retries them){failed}"
@@ -159,7 +161,10 @@ def run_checks(settings: Settings) -> list[Check]:
 @json_option
 @pass_state
 def doctor_cmd(state: CliState) -> None:
-    """Check the store, migrations, integrity, pending work, index files, writer and embedder; exit 1 on a failure."""
+    """Check the store, migrations, integrity, pending work, index files, writer and embedder.
+
+    Prints a verdict per check (ok, warn, fail, skip) and exits 1 if any check failed.
+    """
     checks = run_checks(state.settings)
     failed = [c.name for c in checks if c.verdict == "fail"]
     data: dict[str, Any] = {"ok": not failed, "failed": failed, "checks": [asdict(c) for c in checks]}

@@ -1,11 +1,13 @@
 """The ``memscribe`` command line: the root group, its global options and error handling.
 
 Every error memscribe raises becomes one line on stderr (plus a JSON error object on stdout with
-``--json``) and the exit code ERROR_TABLE gives its class; no traceback is printed for them.
+``--json``) and the exit code ERROR_TABLE gives its class; no traceback is printed for them. Any other
+exception is a bug: its traceback is printed and the exit code is 70 (``internal_error``).
 """
 
 from __future__ import annotations
 
+import traceback
 from collections.abc import Sequence
 from typing import Any
 
@@ -29,19 +31,40 @@ class MemscribeGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
         except MemscribeError as exc:
+            state = ctx.find_object(CliState)
+            ctx.exit(report_error(bool(state and state.json), exc))
+        except Exception as exc:  # a bug: keep the traceback, but exit with the table's internal-error code
+            traceback.print_exc()
             state = ctx.find_object(CliState)
             ctx.exit(report_error(bool(state and state.json), exc))
 
 
 @click.group(cls=MemscribeGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--home", type=click.Path(file_okay=False), default=None, metavar="PATH",
-              help="Directory holding the store (default: $MEMSCRIBE_HOME or the user data directory).")
-@click.option("--db", type=click.Path(dir_okay=False), default=None, metavar="PATH",
-              help="The SQLite file itself (overrides --home).")
-@click.option("--writer", default=None, help="Memory writer: raw or lite (default: $MEMSCRIBE_WRITER or raw).")
-@click.option("--embedder", default=None,
-              help="Embedder: local (MiniLM ONNX) or hash[:dim] (default: $MEMSCRIBE_EMBEDDER or local).")
+@click.option(
+    "--home",
+    type=click.Path(file_okay=False),
+    default=None,
+    metavar="PATH",
+    help="Directory holding the store (default: $MEMSCRIBE_HOME or the user data directory).",
+)
+@click.option(
+    "--db",
+    type=click.Path(dir_okay=False),
+    default=None,
+    metavar="PATH",
+    help="The SQLite file itself (overrides --home).",
+)
+@click.option(
+    "--writer", default=None, help="Memory writer: raw or lite (default: $MEMSCRIBE_WRITER or raw)."
+)
+@click.option(
+    "--embedder",
+    default=None,
+    help="Embedder: local (MiniLM ONNX) or hash[:dim] (default: $MEMSCRIBE_EMBEDDER or local).",
+)
 @click.option("--tenant", default=None, help="Tenant to work in (default: $MEMSCRIBE_TENANT or default).")
 @click.option("--json", "json_output", is_flag=True, help="Machine-readable JSON output for every command.")
 @click.version_option(__version__, "--version", prog_name="memscribe")

@@ -25,8 +25,11 @@ def _filters(layer: tuple[str, ...], scene: tuple[str, ...], source: tuple[str, 
 
 def filter_options(fn: Any) -> Any:
     """``--layer``, ``--scene`` and ``--source``, each repeatable."""
-    for name, what in (("source", "source (cli, api, claude-code, ...)"), ("scene", "scene (chat, working, coding)"),
-                       ("layer", "layer (L0 profile, L1 episode, L2 fact, L3 summary, L6 schema, L7 intention)")):
+    for name, what in (
+        ("source", "source (cli, api, claude-code, ...)"),
+        ("scene", "scene (chat, working, coding)"),
+        ("layer", "layer (L0 profile, L1 episode, L2 fact, L3 summary, L6 schema, L7 intention)"),
+    ):
         fn = click.option(f"--{name}", multiple=True, metavar=name.upper(),
                           help=f"Only memories of this {what}; repeat for several.")(fn)  # fmt: skip
     return fn
@@ -42,14 +45,22 @@ def _messages(text: str | None, file: IO[str] | None) -> object:
             raise InvalidInput(f"--file is not valid JSON: {exc}") from exc
         return data["messages"] if isinstance(data, dict) and "messages" in data else data
     if text is None:
-        raise InvalidInput("give the TEXT to remember, '-' to read it from stdin, or --file with JSON messages")
+        raise InvalidInput(
+            "give the TEXT to remember, '-' to read it from stdin, or --file with JSON messages"
+        )
     return sys.stdin.read() if text == "-" else text
 
 
 @click.command("add")
 @click.argument("text", required=False)
-@click.option("--file", "-f", "file", type=click.File("r", encoding="utf-8"), metavar="FILE",
-              help="A JSON file of messages ([{role, content, ...}] or {messages: [...]}); '-' for stdin.")
+@click.option(
+    "--file",
+    "-f",
+    "file",
+    type=click.File("r", encoding="utf-8"),
+    metavar="FILE",
+    help="A JSON file of messages ([{role, content, ...}] or {messages: [...]}); '-' for stdin.",
+)
 @user_option()
 @click.option("--agent", default=None, help="The agent the conversation was with.")
 @click.option("--session", default=None, help="The session (conversation) id.")
@@ -129,8 +140,8 @@ def list_cmd(
 
 
 def _id_user_option(fn: Any) -> Any:
-    return click.option("--user", "-u", "user", default=None, metavar="USER",
-                        help="Look the id up in this user's memories only (default: anywhere in the tenant).")(fn)  # fmt: skip
+    help_text = "Look the id up in this user's memories only (default: anywhere in the tenant)."
+    return click.option("--user", "-u", "user", default=None, metavar="USER", help=help_text)(fn)
 
 
 @click.command("history")
@@ -140,7 +151,7 @@ def _id_user_option(fn: Any) -> Any:
 @pass_state
 def history_cmd(state: CliState, memory_id: str, user: str | None) -> None:
     """Show every version of memory ID and of the memories it superseded, oldest first."""
-    versions = state.memory().history(memory_id, user_id=state.user(user, required=False))
+    versions = state.memory().history(memory_id, user_id=user)
     emit(state.json, versions, lambda out: out.print(history_table(versions)))
 
 
@@ -175,7 +186,7 @@ def history_table(versions: list[dict[str, Any]]) -> Any:
 @pass_state
 def why_cmd(state: CliState, memory_id: str, user: str | None) -> None:
     """Explain memory ID: its versions, the operations that made them and the conversations they came from."""
-    result = state.memory().why(memory_id, user_id=state.user(user, required=False))
+    result = state.memory().why(memory_id, user_id=user)
     emit(state.json, result, lambda out: _render_why(out, result))
 
 
@@ -205,7 +216,7 @@ def _render_why(out: Console, result: dict[str, Any]) -> None:
 @pass_state
 def update_cmd(state: CliState, memory_id: str, text: str, user: str | None) -> None:
     """Correct memory ID to TEXT (a new version; the old one stays in its history)."""
-    result = state.memory().update(memory_id, text, user_id=state.user(user, required=False))
+    result = state.memory().update(memory_id, text, user_id=user)
     emit(state.json, result, lambda out: out.print(ops_table(result)))
 
 
@@ -216,7 +227,7 @@ def update_cmd(state: CliState, memory_id: str, text: str, user: str | None) -> 
 @pass_state
 def delete_cmd(state: CliState, memory_id: str, user: str | None) -> None:
     """Retract memory ID (kept as deleted history; use forget to erase it)."""
-    result = state.memory().delete(memory_id, user_id=state.user(user, required=False))
+    result = state.memory().delete(memory_id, user_id=user)
     emit(state.json, result, lambda out: out.print(ops_table(result)))
 
 

@@ -76,8 +76,10 @@ def resolve_settings(flags: Mapping[str, str | None], environ: Mapping[str, str]
         home = Setting(_default_home(), "default")
     home = Setting(str(Path(home.value or ".").expanduser()), home.source)
     db_flag = flags.get("db")
-    db = Setting(str(Path(db_flag).expanduser()), "flag") if db_flag else Setting(
-        str(Path(home.value or ".") / DEFAULT_DB_NAME), home.source
+    db = (
+        Setting(str(Path(db_flag).expanduser()), "flag")
+        if db_flag
+        else Setting(str(Path(home.value or ".") / DEFAULT_DB_NAME), home.source)
     )
     return Settings(
         home=home,

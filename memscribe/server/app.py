@@ -63,16 +63,16 @@ def create_app(settings: ServerSettings) -> FastAPI:
     install_error_handlers(app)
     for module in (memories, mem0, data, admin):
         app.include_router(module.router)
-    app.add_middleware(BodyLimitMiddleware, limit=settings.max_body_bytes,  # type: ignore[arg-type]
+    app.add_middleware(BodyLimitMiddleware, limit=settings.max_body_bytes,
                        large={"/v1/import": settings.max_import_bytes})  # fmt: skip
     if settings.cors_origins:
         from fastapi.middleware.cors import CORSMiddleware
 
         app.add_middleware(
-            CORSMiddleware,  # type: ignore[arg-type]
+            CORSMiddleware,
             allow_origins=list(settings.cors_origins),
             allow_methods=["GET", "POST", "PUT", "DELETE"],
             allow_headers=["Authorization", "X-API-Key", "Content-Type"],
         )
-    app.add_middleware(AccessMiddleware, metrics=state.metrics)  # type: ignore[arg-type]
+    app.add_middleware(AccessMiddleware, metrics=state.metrics)
     return app

@@ -117,10 +117,8 @@ class KeyStore:
             return None
         key_id, secret = match.groups()
         with self._connect() as conn:
-            row = None if conn is None else conn.execute(
-                "SELECT id, tenant, name, created_at, revoked_at, salt, digest FROM api_keys WHERE id = ?",
-                (key_id,),
-            ).fetchone()
+            sql = "SELECT id, tenant, name, created_at, revoked_at, salt, digest FROM api_keys WHERE id = ?"
+            row = None if conn is None else conn.execute(sql, (key_id,)).fetchone()
         if row is None or not hmac.compare_digest(_digest(row[5], secret), row[6]):
             return None
         return ApiKey(*row[:5])

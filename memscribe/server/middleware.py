@@ -54,7 +54,7 @@ class BodyLimitMiddleware:
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > limit:
-                    # An HTTPException, so FastAPI's body reader re-raises it and the error handlers answer 413.
+                    # An HTTPException: FastAPI's body reader re-raises it, the error handlers answer 413.
                     raise HTTPException(413, f"request body over {limit} bytes")
             return message
 
@@ -65,7 +65,9 @@ class AccessMiddleware:
     """One JSON log line per request (method, route template, status, milliseconds; never the path, query or
     body) and the per-route counters behind ``/metrics``."""
 
-    def __init__(self, app: ASGIApp, *, metrics: RequestMetrics, clock: Callable[[], float] = time.perf_counter):
+    def __init__(
+        self, app: ASGIApp, *, metrics: RequestMetrics, clock: Callable[[], float] = time.perf_counter
+    ):
         self.app, self.metrics, self.clock = app, metrics, clock
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

@@ -6,10 +6,10 @@ input models forbid them, so a misspelt field is a clear 422 instead of a silent
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, WithJsonSchema
 
 __all__ = [
     "MAX_LIMIT",
@@ -25,6 +25,7 @@ __all__ = [
     "OptionalId",
     "PurgeResponse",
     "ScopeId",
+    "Timestamp",
     "SearchRequest",
     "SearchResponse",
     "StatsResponse",
@@ -33,10 +34,25 @@ __all__ = [
 ]
 
 MAX_LIMIT = 1000
-# The engine's own scope rule (core.messages.parse_scope), stated here so bad ids are a 422 up front.
-ScopeId = Annotated[str, StringConstraints(min_length=1, max_length=256, pattern=r"^[^\x00]*\S[^\x00]*$")]
+# The spec states the engine's scope rule (core.messages.parse_scope: 1-256 characters, not blank, no NUL)
+# but the engine enforces it, so a bad id is the same ScopeError (400 scope_error) as through the SDK.
+ScopeId = Annotated[str, WithJsonSchema({"type": "string", "minLength": 1, "maxLength": 256})]
 OptionalId = ScopeId | None
 MemoryId = Annotated[str, StringConstraints(min_length=1, max_length=256)]
+
+
+def _storable(value: datetime) -> datetime:
+    # The store keeps UTC times as fixed-width text: years 1000-9998 only (9998 leaves room for any offset).
+    try:
+        utc = value.astimezone(UTC) if value.tzinfo else value
+    except OverflowError:
+        raise ValueError("time out of range") from None
+    if not 1000 <= utc.year <= 9998:
+        raise ValueError("time must fall between the years 1000 and 9998")
+    return value
+
+
+Timestamp = Annotated[datetime, AfterValidator(_storable)]
 
 
 class _In(BaseModel):
@@ -67,7 +83,7 @@ class MessageIn(BaseModel):
     role: Literal["user", "assistant", "system", "tool"] = "user"
     content: str | None = ""
     name: str | None = Field(default=None, max_length=256)
-    timestamp: datetime | None = None
+    timestamp: Timestamp | None = None
     tool_calls: list[dict[str, Any]] | None = None
 
 
@@ -77,7 +93,7 @@ class AddRequest(_In):
     agent_id: OptionalId = None
     session_id: OptionalId = None
     project: OptionalId = None
-    timestamp: datetime | None = Field(default=None, description="When it was said; default: now.")
+    timestamp: Timestamp | None = Field(default=None, description="When it was said; default: now.")
     source: Annotated[str, StringConstraints(min_length=1, max_length=64)] | None = None
     metadata: dict[str, Any] | None = None
     idempotency_key: Annotated[str, StringConstraints(min_length=1, max_length=256)] | None = None
@@ -95,15 +111,15 @@ class Filters(_In):
     sources: list[str] | None = None
     owners: list[str] | None = None
     statuses: list[str] | None = None
-    after: datetime | None = None
-    before: datetime | None = None
+    after: Timestamp | None = None
+    before: Timestamp | None = None
 
 
 class SearchRequest(_In):
     query: Annotated[str, StringConstraints(min_length=1, max_length=10_000)]
     user_id: ScopeId
     limit: int = Field(default=10, ge=1, le=MAX_LIMIT)
-    as_of: datetime | None = None
+    as_of: Timestamp | None = None
     include_history: bool = False
     filters: Filters | None = None
 

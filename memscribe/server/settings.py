@@ -8,10 +8,10 @@ from pathlib import Path
 
 from memscribe.errors import ConfigError
 
-__all__ = ["DEFAULT_PORT", "ServerSettings", "is_loopback"]
+__all__ = ["DEFAULT_PORT", "MiB", "ServerSettings", "is_loopback"]
 
 DEFAULT_PORT = 8765
-MiB = 1024 * 1024
+MiB = 1024 * 1024  # bytes
 
 
 def is_loopback(host: str) -> bool:

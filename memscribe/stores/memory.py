@@ -272,7 +272,7 @@ class InMemoryStore:
         self, partition: Partition, flt: RecordFilter, *, limit: int = 100, offset: int = 0
     ) -> list[MemoryRecord]:
         hits = self._visible(partition, flt)
-        hits.sort(key=lambda r: (r.record.valid_from, r.seq), reverse=True)
+        hits.sort(key=lambda r: (r.record.valid_from, r.record.id, r.record.version), reverse=True)
         end = None if limit < 0 else offset + limit
         return [r.record for r in hits[offset:end]]
 

@@ -37,4 +37,9 @@ def filters_of(**values: Any) -> dict[str, Any] | None:
 def page(result: dict[str, Any], limit: int, offset: int) -> dict[str, Any]:
     """A list result with its paging fields."""
     count = len(result["results"])
-    return {**result, "limit": limit, "offset": offset, "next_offset": offset + count if count == limit else None}
+    return {
+        **result,
+        "limit": limit,
+        "offset": offset,
+        "next_offset": offset + count if count == limit else None,
+    }

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import queue
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Annotated, Any
 
 import anyio
@@ -40,7 +40,9 @@ class PurgeRequest(BaseModel):
     user_id: ScopeId
 
 
-@router.post("/forget", response_model=ForgetResponse, summary="Erase a memory by id, or those matching a query")
+@router.post(
+    "/forget", response_model=ForgetResponse, summary="Erase a memory by id, or those matching a query"
+)
 def forget(memory: MemoryDep, body: ForgetRequest) -> dict[str, Any]:
     return memory.forget(body.query_or_id, user_id=body.user_id, limit=body.limit)
 
@@ -117,6 +119,7 @@ def _export_lines(memory: Memory, user_id: str) -> Iterator[bytes]:
     responses={200: {"content": {NDJSON: {"schema": {"type": "string"}}}, "description": "JSON lines"}},
 )
 def export(memory: MemoryDep, user_id: Annotated[ScopeId, Query()]) -> StreamingResponse:
+    memory.stats(user_id=user_id)  # checks the scope now: a bad user_id is a 400, not a broken stream
     return StreamingResponse(_export_lines(memory, user_id), media_type=NDJSON)
 
 

@@ -156,7 +156,8 @@ def history(memory: MemoryDep, memory_id: MemoryIdPath) -> list[dict[str, Any]]:
             event, new = ("ADD" if previous is None else "UPDATE"), version["memory"]
         entries.append({
             "id": version["version_id"], "memory_id": version["id"], "old_memory": previous,
-            "new_memory": new, "event": event, "user_id": version["user_id"], "created_at": version["created_at"],
+            "new_memory": new, "event": event, "user_id": version["user_id"],
+            "created_at": version["created_at"],
         })  # fmt: skip
         previous = version["memory"]
     return entries

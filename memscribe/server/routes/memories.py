@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query
@@ -19,6 +18,7 @@ from memscribe.server.models import (
     ScopeId,
     SearchRequest,
     SearchResponse,
+    Timestamp,
     UpdateRequest,
     WhyResponse,
 )
@@ -55,7 +55,7 @@ def list_memories(
     user_id: Annotated[ScopeId, Query()],
     limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = 100,
     offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
-    as_of: Annotated[datetime | None, Query(description="Versions valid at this time")] = None,
+    as_of: Annotated[Timestamp | None, Query(description="Versions valid at this time")] = None,
     include_history: bool = False,
     agent_id: Annotated[OptionalId, Query()] = None,
     session_id: Annotated[OptionalId, Query()] = None,
@@ -63,12 +63,30 @@ def list_memories(
     layer: Annotated[list[str] | None, Query()] = None,
     scene: Annotated[list[str] | None, Query()] = None,
     source: Annotated[list[str] | None, Query()] = None,
+    owner: Annotated[list[str] | None, Query()] = None,
+    status: Annotated[list[str] | None, Query(description="Default: active")] = None,
+    after: Annotated[Timestamp | None, Query(description="valid_from at or after")] = None,
+    before: Annotated[Timestamp | None, Query(description="valid_from before")] = None,
 ) -> dict[str, Any]:
     filters = filters_of(
-        agent_id=agent_id, session_id=session_id, project=project, layers=layer, scenes=scene, sources=source
+        agent_id=agent_id,
+        session_id=session_id,
+        project=project,
+        layers=layer,
+        scenes=scene,
+        sources=source,
+        owners=owner,
+        statuses=status,
+        after=after,
+        before=before,
     )
     result = memory.list(
-        user_id=user_id, limit=limit, offset=offset, as_of=as_of, include_history=include_history, filters=filters
+        user_id=user_id,
+        limit=limit,
+        offset=offset,
+        as_of=as_of,
+        include_history=include_history,
+        filters=filters,
     )
     return page(result, limit, offset)
 

@@ -74,6 +74,7 @@ def purge_partition(store: SQLiteStore, partition: Partition) -> PurgeReport:
             marks = ",".join("?" * len(chunk))
             conn.execute(f"DELETE FROM memories_fts WHERE rowid IN ({marks})", chunk)
             conn.execute(f"DELETE FROM memories WHERE rowid IN ({marks})", chunk)
+        needles -= _held_elsewhere(conn, needles)
         # Deleted FTS entries linger in old segments until merged; optimize rewrites the index.
         conn.execute("INSERT INTO memories_fts (memories_fts) VALUES ('optimize')")
     _compact(store)
@@ -97,6 +98,17 @@ def _needles(conn: sqlite3.Connection, partition: Partition) -> set[bytes]:
         texts.update(m.get("content") or "" for m in json.loads(messages))
     # Very short strings ("ok", "yes") occur by chance in any file; they identify nobody.
     return {text.encode("utf-8") for text in texts if len(text.strip()) >= 12}
+
+
+def _held_elsewhere(conn: sqlite3.Connection, needles: set[bytes]) -> set[bytes]:
+    """Needles another partition holds too (the same fact, the same words): finding their bytes after the
+    purge proves nothing about it. Runs after the partition's rows are gone, so every row left is another's."""
+    if not needles:
+        return set()
+    held = {t for (text,) in conn.execute("SELECT text FROM memories") if (t := text.encode("utf-8")) in needles}
+    for (messages,) in conn.execute("SELECT messages FROM episodes"):
+        held.update(c for m in json.loads(messages) if (c := (m.get("content") or "").encode("utf-8")) in needles)
+    return held
 
 
 def _compact(store: SQLiteStore) -> None:

@@ -162,6 +162,8 @@ class SQLiteStore:
             self._insert(conn, changes)
             marks = ",".join("?" * 21)
             for entry in changes.journal:
+                if entry.scope.partition != changes.partition:
+                    raise StoreError("a changeset may only journal inside its own partition")
                 conn.execute(
                     f"INSERT INTO journal ({codec.JOURNAL_COLUMNS}) VALUES ({marks})",
                     codec.journal_params(entry),
@@ -206,12 +208,14 @@ class SQLiteStore:
             conn.execute("INSERT INTO memories_fts (rowid, text, part) VALUES (?, ?, ?)", (rowid, record.text, token))
             if record.version_id in changes.reuse_vector:
                 source = changes.reuse_vector[record.version_id]
-                conn.execute(
+                copied = conn.execute(
                     "INSERT INTO vectors (rowid, tenant, user_id, model, dim, vector) "
                     "SELECT ?, v.tenant, v.user_id, v.model, v.dim, v.vector FROM vectors v "
-                    "JOIN memories m ON m.rowid = v.rowid WHERE m.version_id = ?",
-                    (rowid, source),
-                )
+                    "JOIN memories m ON m.rowid = v.rowid WHERE m.version_id = ? AND m.tenant = ? AND m.user_id = ?",
+                    (rowid, source, *changes.partition),
+                ).rowcount
+                if not copied:  # never borrow another partition's vector, never leave a version without one
+                    raise StoreError(f"no vector to reuse for version {record.version_id} in this partition")
             else:
                 assert vectors is not None
                 blob = np.ascontiguousarray(vectors[position[record.version_id]], dtype=np.float32).tobytes()

@@ -19,27 +19,33 @@ __all__ = [
     "RELATIONS",
     "VERB_GROUPS",
     "WEEKDAYS",
+    "words",
 ]
 
-MONTHS = (
-    "january february march april may june july august september october november december".split()
-)
-WEEKDAYS = "monday tuesday wednesday thursday friday saturday sunday".split()
 
-PARTNER_WORDS = frozenset(
-    "wife husband partner girlfriend boyfriend fiance fiancé fiancee fiancée spouse".split()
-)
-CHILD_WORDS = frozenset("son daughter kid child baby stepson stepdaughter".split())
+def words(text: str) -> frozenset[str]:
+    """A word set from a whitespace-separated literal: long lists stay readable and diff well."""
+    return frozenset(text.split())
+
+
+MONTHS = (
+    "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+    "november", "december",
+)  # fmt: skip
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+PARTNER_WORDS = words("""wife husband partner girlfriend boyfriend fiance fiancé fiancee fiancée spouse""")
+CHILD_WORDS = frozenset(["son", "daughter", "kid", "child", "baby", "stepson", "stepdaughter"])
 
 # People a speaker can talk about as "my X": each becomes its own subject ("user's brother").
 RELATIONS = (
     PARTNER_WORDS
     | CHILD_WORDS
-    | frozenset(
+    | words(
         """brother sister mom mother mum dad father parents grandma grandmother grandpa grandfather
-        grandparents aunt uncle cousin niece nephew friend bestie roommate flatmate neighbor neighbour boss
-        manager colleague coworker co-worker teammate mentor therapist doctor sibling twin
-        stepmother stepfather stepmom stepdad mother-in-law father-in-law sister-in-law brother-in-law""".split()
+    grandparents aunt uncle cousin niece nephew friend bestie roommate flatmate neighbor neighbour boss
+    manager colleague coworker co-worker teammate mentor therapist doctor sibling twin stepmother
+    stepfather stepmom stepdad mother-in-law father-in-law sister-in-law brother-in-law"""
     )
 )
 
@@ -54,62 +60,66 @@ PETS = {
     "hedgehog": "hedgehog", "rat": "rat", "mouse": "mouse", "iguana": "iguana", "axolotl": "axolotl",
 }  # fmt: skip
 
-DIETS = frozenset(
+DIETS = words(
     """vegetarian vegan pescatarian pescetarian keto paleo carnivore flexitarian gluten-free dairy-free
-    halal kosher omnivore""".split()
+    halal kosher omnivore"""
 )
 
 # Head nouns that make "I'm a X" a job title rather than "I'm a big fan of X".
-JOB_HEADS = frozenset(
+JOB_HEADS = words(
     """engineer developer programmer teacher nurse doctor physician surgeon dentist lawyer attorney
     paralegal designer manager director scientist researcher student professor lecturer artist painter
     writer author journalist editor chef cook baker accountant analyst consultant architect pharmacist
-    therapist counselor counsellor psychologist psychiatrist veterinarian vet mechanic electrician plumber
-    carpenter firefighter officer cop detective pilot driver barista bartender waiter waitress cashier
-    clerk salesperson realtor agent banker trader economist photographer musician singer actor actress
-    dancer librarian tutor intern assistant secretary receptionist technician administrator admin founder
-    ceo cto cfo coo vp entrepreneur freelancer contractor marketer recruiter paramedic midwife
-    caregiver nanny coach trainer instructor principal pastor priest rabbi imam farmer gardener
-    translator interpreter scientist biologist chemist physicist mathematician statistician
-    sysadmin devops sre tester qa lead specialist coordinator supervisor owner""".split()
+    therapist counselor counsellor psychologist psychiatrist veterinarian vet mechanic electrician
+    plumber carpenter firefighter officer cop detective pilot driver barista bartender waiter waitress
+    cashier clerk salesperson realtor agent banker trader economist photographer musician singer actor
+    actress dancer librarian tutor intern assistant secretary receptionist technician administrator
+    admin founder ceo cto cfo coo vp entrepreneur freelancer contractor marketer recruiter paramedic
+    midwife caregiver nanny coach trainer instructor principal pastor priest rabbi imam farmer gardener
+    translator interpreter scientist biologist chemist physicist mathematician statistician sysadmin
+    devops sre tester qa lead specialist coordinator supervisor owner"""
 )
 
-CONDITIONS = frozenset(
+CONDITIONS = words(
     """diabetes asthma adhd autism depression anxiety cancer celiac coeliac migraines migraine arthritis
     epilepsy hypertension insomnia ptsd ocd eczema psoriasis ibs crohn's lupus covid flu dyslexia
-    scoliosis anemia anaemia tinnitus fibromyalgia endometriosis pcos bipolar""".split()
+    scoliosis anemia anaemia tinnitus fibromyalgia endometriosis pcos bipolar"""
 )
 
-LANGUAGES = frozenset(
+LANGUAGES = words(
     """english spanish french german italian portuguese dutch swedish norwegian danish finnish polish
-    russian ukrainian czech greek turkish arabic hebrew hindi urdu bengali punjabi tamil telugu
-    mandarin cantonese chinese japanese korean vietnamese thai indonesian malay tagalog swahili persian
-    farsi latin esperanto catalan basque irish welsh romanian hungarian bulgarian serbian croatian""".split()
+    russian ukrainian czech greek turkish arabic hebrew hindi urdu bengali punjabi tamil telugu mandarin
+    cantonese chinese japanese korean vietnamese thai indonesian malay tagalog swahili persian farsi
+    latin esperanto catalan basque irish welsh romanian hungarian bulgarian serbian croatian"""
 )
 
-CAR_BRANDS = frozenset(
+CAR_BRANDS = words(
     """tesla toyota honda ford bmw audi volkswagen vw subaru mazda kia hyundai nissan chevy chevrolet volvo
     mercedes porsche jeep rivian prius civic corolla camry lexus fiat peugeot renault skoda seat mini
-    jaguar landrover dodge ram gmc cadillac buick lincoln polestar lucid acura infiniti mitsubishi""".split()
+    jaguar landrover dodge ram gmc cadillac buick lincoln polestar lucid acura infiniti mitsubishi"""
 )
 
-MODALS = frozenset("can could will would shall should may might must cannot".split())
+MODALS = frozenset(["can", "could", "will", "would", "shall", "should", "may", "might", "must", "cannot"])
 
-ADVERBS = frozenset(
+ADVERBS = words(
     """really also just still usually often always never actually recently finally sometimes totally
     absolutely definitely currently now already even mostly basically truly honestly officially
-    literally seriously newly happily proudly gladly originally""".split()
+    literally seriously newly happily proudly gladly originally"""
 )
 
 # Capitalised words that start sentences but never name a person.
-NOT_NAMES = frozenset(
-    """i i'm i've i'd i'll my we our you your he she they it this that these those there here the a an and
+NOT_NAMES = (
+    words(
+        """i i'm i've i'd i'll my we our you your he she they it this that these those there here the a an and
     but so or if when what why how who where which well oh ok okay yes yeah no not also just today
     yesterday tomorrow tonight last next then now sorry thanks thank hi hello hey please maybe actually
-    anyway btw fyi lol haha wow great nice cool good sure his her their its me us them one some all
-    both every each any many much more most other another such mine ours after before since while
-    because although though even still just only recently finally lately""".split()
-) | frozenset(MONTHS) | frozenset(WEEKDAYS)
+    anyway btw fyi lol haha wow great nice cool good sure his her their its me us them one some all both
+    every each any many much more most other another such mine ours after before since while because
+    although though even still just only recently finally lately"""
+    )
+    | frozenset(MONTHS)
+    | frozenset(WEEKDAYS)
+)
 
 IRREGULAR_PAST = {
     "went": "go", "got": "get", "saw": "see", "took": "take", "made": "make", "had": "have",

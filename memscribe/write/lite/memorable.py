@@ -9,18 +9,21 @@ from __future__ import annotations
 import re
 
 from memscribe.core.text import STOPWORDS
+from memscribe.write.lite.lazy import lazy
+from memscribe.write.lite.lexicon import NOT_NAMES, words
 
 __all__ = ["drop_reason", "strip_preamble"]
 
-_PREAMBLE = re.compile(
-    r"^(?:(?:hi|hey|hello|yo|hiya|howdy|good (?:morning|afternoon|evening))(?:\s+(?-i:[A-Z][a-z]+))?\s*[,!.:-]+\s*"
+_PREAMBLE = lazy(
+    r"^(?:(?:hi|hey|hello|yo|hiya|howdy|good (?:morning|afternoon|evening))(?:\s+(?-i:[A-Z][a-z]+))?"
+    r"\s*[,!.:-]+\s*"
     r"|(?:well|oh|ah|aw+|wow|omg|so|also|anyway|anyways|btw|by the way|fyi|just so you know|for the record"
     r"|yeah|yes|yep|no|ok|okay|haha+|lol|hmm+|um+|honestly|guess what|fun fact|oh yeah|oh and|and|plus|but"
-    r"|oh wow|oh man|man|dude)\b\s*[,!.:-]*\s+"
+    r"|oh wow|oh man|man|dude|wait|oops|whoa)\b\s*[,!.:-]*\s+"
     r"|(?:please\s+)?(?:remember|note|keep in mind|make a note|don't forget)(?:\s+that)?\s*[:,]?\s+(?=\S))",
     re.IGNORECASE,
 )
-_GREETING = re.compile(
+_GREETING = lazy(
     r"^(?:hi|hey|hello|yo|hiya|howdy|greetings|good (?:morning|afternoon|evening|night)"
     r"|bye|goodbye|good ?bye|see you(?: later| soon| tomorrow)?|see ya|talk (?:to you )?(?:later|soon)"
     r"|take care|have a (?:good|great|nice) (?:day|night|one|weekend|time)|nice to (?:meet|see|hear from) you"
@@ -28,13 +31,13 @@ _GREETING = re.compile(
     r"|how have you been|how was your (?:day|weekend|week))\b",
     re.IGNORECASE,
 )
-_THANKS = re.compile(
+_THANKS = lazy(
     r"^(?:thanks|thank you|thx|ty|cheers|much appreciated|i appreciate (?:it|that|you|your \w+)"
     r"|appreciate it|many thanks)\b",
     re.IGNORECASE,
 )
 # Reactions that are filler only when they are the whole statement ("I love it", not "I love it here").
-_FILLER_WHOLE = re.compile(
+_FILLER_WHOLE = lazy(
     r"^(?:ok|okay|k|sure|yes|no|yeah|yep|nope|nah|cool|great|nice|awesome|amazing|wow|whoa|perfect|exactly"
     r"|right|indeed|of course|absolutely|definitely|totally|true|same|agreed|got it|makes sense|fair enough"
     r"|no problem|no worries|np|lol|haha+|hmm+|oh|ah|aw+|i see|i know|i agree|i think so|i hope so"
@@ -46,7 +49,7 @@ _FILLER_WHOLE = re.compile(
     re.IGNORECASE,
 )
 # Reactions to the other speaker: filler whatever follows ("That sounds like a great plan for the summer").
-_FILLER_LEAD = re.compile(
+_FILLER_LEAD = lazy(
     r"^(?:that'?s (?:\w+ )?(?:great|awesome|amazing|cool|nice|good|wonderful|fantastic|interesting|sad"
     r"|terrible|funny|true|right|fair|sweet|lovely|impressive|exciting|incredible|beautiful|tough|hard"
     r"|rough|crazy|wild|huge|brave|inspiring)|that sounds|sounds (?:good|great|fun|amazing|awesome|like"
@@ -60,19 +63,27 @@ _FILLER_LEAD = re.compile(
     r"|take care|enjoy (?:it|your)|have fun)\b",
     re.IGNORECASE,
 )
-_QUESTION_START = re.compile(
+_QUESTION_START = lazy(
     r"^(?:what|how|why|when|where|who|whom|which|whose|do you|did you|does|can you|could you|would you"
     r"|will you|are you|were you|is it|is that|have you|has|should I|shall we|any (?:tips|ideas|advice"
     r"|suggestions|recommendations|thoughts))\b",
     re.IGNORECASE,
 )
-_FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|me|my|mine|myself|we|we're|we've|our|us)\b", re.I)
-_NAME = re.compile(r"(?<!^)\b[A-Z][a-z]+\b|^[A-Z][a-z]+(?='s\b|\s+(?:is|was|has|had|lives|works|moved|got))")
-_WORD = re.compile(r"[\w'-]+")
-_WEAK = frozenset(
-    """really so just like totally very pretty kinda sorta quite lot lots thing things stuff something
-    yeah oh well gonna wanna got get think feel know guess mean sure good great nice cool fun""".split()
+_FIRST_PERSON = lazy(r"\b(?:I|I'm|I've|I'd|I'll|me|my|mine|myself|we|we're|we've|our|us)\b", re.I)
+_CAPITALISED = lazy(r"\b[A-Z][a-z]+\b")
+_WORD = lazy(r"[\w'-]+")
+_WEAK = words(
+    """really so just like totally very pretty kinda sorta quite lot lots thing things stuff something yeah
+    oh well gonna wanna got get think feel know guess mean sure good great nice cool fun"""
 )
+
+
+def _names_someone(text: str) -> bool:
+    """A capitalised word that is not a sentence opener or a common word: probably a person or place."""
+    return any(
+        m.group(0).lower() not in NOT_NAMES and (m.start() > 0 or text[m.end() : m.end() + 2] == "'s")
+        for m in _CAPITALISED.finditer(text)
+    )
 
 
 def strip_preamble(text: str) -> str:
@@ -111,6 +122,6 @@ def drop_reason(text: str) -> str | None:
     content = [w for w in words if w not in STOPWORDS and w not in _WEAK and len(w) > 1]
     if len(words) < 3 or len(content) < 2:
         return "too little content"
-    if not _FIRST_PERSON.search(bare) and not _NAME.search(bare):
+    if not _FIRST_PERSON.search(bare) and not _names_someone(bare):
         return "not about anyone"
     return None

@@ -11,10 +11,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from memscribe.write.lite.lazy import lazy
 from memscribe.write.lite.lexicon import NOT_NAMES, RELATIONS
 from memscribe.write.lite.segment import Speaker
 
-__all__ = ["Mention", "Referents", "expand_contractions", "find_subject"]
+__all__ = ["Mention", "Referents", "expand_contractions", "find_subject", "restore_subject"]
 
 _CONTRACTIONS = (
     (r"\b(I|we|you|they)'re\b", r"\1 are"), (r"\bI'm\b", "I am"), (r"\b(I|we|you|they)'ve\b", r"\1 have"),
@@ -22,32 +23,45 @@ _CONTRACTIONS = (
     (r"\bcan't\b", "cannot"), (r"\bwon't\b", "will not"), (r"\b(\w+)n't\b", r"\1 not"),
     (r"\bim\b", "I am"), (r"\bive\b", "I have"), (r"\bdont\b", "do not"), (r"\b(he|she|it)'s\b", r"\1 is"),
 )  # fmt: skip
-_CONTRACTION_RES = tuple((re.compile(p, re.IGNORECASE), r) for p, r in _CONTRACTIONS)
-_LEAD_TIME = re.compile(
-    r"^(?:(?:on|in|during|since|around|by|after|before|back in|the week \w+|the weekend of|\w+ \w+ (?:before|after))"
+_CONTRACTION_RES = tuple((lazy(p, re.IGNORECASE), r) for p, r in _CONTRACTIONS)
+_LEAD_TIME = lazy(
+    r"^(?:(?:on|in|during|since|around|by|after|before|back in|the week \w+|the weekend of"
+    r"|\w+ \w+ (?:before|after))"
     r"\s+[^,]{1,40},\s*|(?:recently|finally|now|so|then|today|lately|also|actually|honestly|luckily|sadly"
     r"|unfortunately|fortunately|basically|after that|these days|nowadays),?\s+)",
     re.IGNORECASE,
 )
-_FIRST = re.compile(r"^(?:I|we)\b\s*", re.IGNORECASE)
+_LEAD_PHRASE = lazy(r"^(?P<lead>[^,]{1,40}?),?\s+(?=(?:I|we|my)\s)")
+_TIMEISH = lazy(
+    r"\b(?:ago|last|next|this|yesterday|today|tomorrow|tonight|week|month|year|morning|evening|night|weekend"
+    r"|day|monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june"
+    r"|july|august|september|october|november|december|\d{4}|recently|finally|earlier|later|soon|then|after"
+    r"|before|since|now|eventually|lately)\b",
+    re.IGNORECASE,
+)
+_SUBORDINATE = lazy(r"\b(?:when|if|because|although|though|while|unless|whether|as|I|we|my)\b", re.I)
+_FIRST = lazy(r"^(?:I|we)\b\s*", re.IGNORECASE)
 _REL_MODS = r"(?:(?:older|younger|little|big|baby|eldest|oldest|youngest|new|twin|half|best|ex|step)[- ]?)*"
-_RELATION = re.compile(
-    r"^(?:my|our)\s+(?P<mods>" + _REL_MODS + r")(?P<rel>" + "|".join(sorted(RELATIONS, key=len, reverse=True))
+_RELATION = lazy(
+    r"^(?:my|our)\s+(?P<mods>"
+    + _REL_MODS
+    + r")(?P<rel>"
+    + "|".join(sorted(RELATIONS, key=len, reverse=True))
     + r")\b(?P<poss>'s)?(?:,?\s+(?P<name>(?-i:[A-Z][a-z]+))\b,?)?\s*",
     re.IGNORECASE,
 )
-_MY = re.compile(r"^(?:my|our)\b", re.IGNORECASE)
+_MY = lazy(r"^(?:my|our)\b", re.IGNORECASE)
 _PERSON_VERB = (
     r"(?:lives|lived|works|worked|moved|is|was|has|had|got|gets|loves|likes|adopted|turned|married|started"
     r"|joined|studies|speaks|went|just|recently|finally|also|bought|visited|wants|plans|quit|left|became"
     r"|will|would|drives|teaches|said|told|and)\b"
 )
-_NAME = re.compile(
+_NAME = lazy(
     r"^(?P<name>(?-i:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?))(?:(?P<poss>'s)\s+|\s+(?=" + _PERSON_VERB + r"))"
 )
-_PRONOUN = re.compile(r"^(?:he|she)\b\s*", re.IGNORECASE)
-_POSS_IS = re.compile(r"^(?:\w+ing|a|an|the|in|from|at|now|been|going|so|very|really|still|not)\b", re.I)
-_THIRD_POSS = re.compile(r"\b(?:his|her|their)\b", re.IGNORECASE)
+_PRONOUN = lazy(r"^(?:he|she)\b\s*", re.IGNORECASE)
+_POSS_IS = lazy(r"^(?:\w+ing|a|an|the|in|from|at|now|been|going|so|very|really|still|not)\b", re.I)
+_THIRD_POSS = lazy(r"\b(?:his|her|their)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -58,6 +72,7 @@ class Mention:
     display: str
     rest: str
     first_person: bool
+    via: str = "pronoun"  # how the subject was found: "first", "relation", "name" or "pronoun"
 
 
 @dataclass
@@ -74,8 +89,31 @@ class Referents:
             self.last, self.last_message = None, index
 
 
+# Chat drops the subject: "Gonna check out career options", "Just got back from Paris".
+_DROPPED_SUBJECT = lazy(
+    r"^(?P<verb>gonna|wanna|going to|planning to|planning on|hoping to|trying to|thinking about|thinking of"
+    r"|just|finally|recently|went|got|moved|started|bought|adopted|visited|been|had|love|loved|spent|finished"
+    r"|made|took|tried|joined|quit|signed up)\b",
+    re.IGNORECASE,
+)
+_PROGRESSIVE_DROP = {"gonna": "I am going to", "wanna": "I want to"}
+
+
+def restore_subject(text: str) -> str:
+    """Put back an "I" that chat left out, so the statement reads (and rewrites) as first person."""
+    match = _DROPPED_SUBJECT.match(text)
+    if match is None:
+        return text
+    verb = match.group("verb").lower()
+    if verb in _PROGRESSIVE_DROP:
+        return _PROGRESSIVE_DROP[verb] + text[match.end() :]
+    if verb.endswith("ing") or verb.startswith(("going", "planning", "hoping", "trying", "thinking")):
+        return "I am " + text[0].lower() + text[1:]
+    return "I " + text[0].lower() + text[1:]
+
+
 def expand_contractions(text: str) -> str:
-    """"I'm" → "I am", "don't" → "do not": one spelling per form for the slot rules."""
+    """ "I'm" → "I am", "don't" → "do not": one spelling per form for the slot rules."""
     for pattern, replacement in _CONTRACTION_RES:
         text = pattern.sub(replacement, text)
     return text
@@ -100,7 +138,7 @@ def _relation(match: re.Match[str], text: str, speaker: Speaker, refs: Referents
             remainder = text[match.end("rel") + len(match.group("poss") or "") :].lstrip(" ,")
     refs.last = (subject, display)
     rest = "my " + remainder if match.group("poss") else remainder
-    return Mention(subject, display, _third_rest(rest), first_person=False)
+    return Mention(subject, display, _third_rest(rest), first_person=False, via="relation")
 
 
 def _named(match: re.Match[str], text: str, speaker: Speaker, refs: Referents) -> Mention | None:
@@ -109,23 +147,28 @@ def _named(match: re.Match[str], text: str, speaker: Speaker, refs: Referents) -
         return None
     subject = name.lower()
     if subject == speaker.subject:
-        return Mention(speaker.subject, speaker.display, "my " + text[match.end() :], first_person=True)
+        return Mention(speaker.subject, speaker.display, "my " + text[match.end() :], True, via="first")
     remainder = text[match.end() :]
     if match.group("poss"):
         remainder = ("is " + remainder) if _POSS_IS.match(remainder) else ("my " + remainder)
     refs.last = (subject, name)
-    return Mention(subject, name, _third_rest(remainder), first_person=False)
+    return Mention(subject, name, _third_rest(remainder), first_person=False, via="name")
 
 
 def find_subject(text: str, speaker: Speaker, refs: Referents) -> Mention | None:
     """The subject of ``text`` (already contraction-expanded), or None when it cannot be told."""
     text = _LEAD_TIME.sub("", text, count=1)
+    lead = _LEAD_PHRASE.match(text)
+    if lead and _TIMEISH.search(lead.group("lead")) and not _SUBORDINATE.search(lead.group("lead")):
+        text = text[lead.end() :]
     if match := _FIRST.match(text):
-        return Mention(speaker.subject, speaker.display, text[match.end() :], first_person=True)
+        return Mention(speaker.subject, speaker.display, text[match.end() :], first_person=True, via="first")
     if match := _RELATION.match(text):
         return _relation(match, text, speaker, refs)
     if match := _MY.match(text):
-        return Mention(speaker.subject, speaker.display, "my" + text[match.end() :], first_person=True)
+        return Mention(
+            speaker.subject, speaker.display, "my" + text[match.end() :], first_person=True, via="first"
+        )
     if (match := _NAME.match(text)) and (mention := _named(match, text, speaker, refs)):
         return mention
     if (match := _PRONOUN.match(text)) and refs.last is not None:

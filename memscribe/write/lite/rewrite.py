@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import re
 
+from memscribe.write.lite.lazy import lazy
 from memscribe.write.lite.lexicon import ADVERBS, IRREGULAR_PAST, MODALS
 
 __all__ = ["conjugate_third", "to_third_person"]
 
-_TOKEN = re.compile(r"[A-Za-z]+(?:'[a-z]+)?|[^A-Za-z\s]+|\s+")
+_TOKEN = lazy(r"[A-Za-z]+(?:'[a-z]+)?|[^A-Za-z\s]+|\s+")
 _FIRST_FORMS = {
     "I'm": ("{d} is", "they're"), "I've": ("{d} has", "they've"), "I'd": ("{d} would", "they'd"),
     "I'll": ("{d} will", "they'll"), "my": ("{d}'s", "their"), "mine": ("{d}'s", "theirs"),
@@ -23,10 +24,12 @@ _SECOND_FORMS = {
     "you're": "{d} is", "you've": "{d} has", "you'll": "{d} will", "you'd": "{d} would", "your": "{d}'s",
     "yours": "{d}'s", "yourself": "{d}", "you": "{d}",
 }  # fmt: skip
-_THIRD_SPECIAL = {"am": "is", "have": "has", "do": "does", "don't": "doesn't", "haven't": "hasn't",
-                  "go": "goes", "are": "is", "were": "was", "aren't": "isn't", "weren't": "wasn't"}  # fmt: skip
+_THIRD_SPECIAL = {
+    "am": "is", "have": "has", "do": "does", "don't": "doesn't", "haven't": "hasn't", "go": "goes",
+    "are": "is", "were": "was", "aren't": "isn't", "weren't": "wasn't",
+}  # fmt: skip
 _THEY_SPECIAL = {"am": "are", "was": "were", "wasn't": "weren't"}
-_WE = re.compile(r"\b(?:we|we're|we've|we'll|we'd|our|ours|us|ourselves)\b", re.IGNORECASE)
+_WE = lazy(r"\b(?:we|we're|we've|we'll|we'd|our|ours|us|ourselves)\b", re.IGNORECASE)
 
 
 def conjugate_third(verb: str) -> str:

@@ -11,11 +11,14 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from memscribe.write.lite.lexicon import CAR_BRANDS, CONDITIONS, DIETS, PARTNER_WORDS, PETS
+from memscribe.write.lite.lazy import LazyPattern, lazy
+from memscribe.write.lite.lexicon import CAR_BRANDS, CONDITIONS, DIETS, JOB_HEADS, PARTNER_WORDS, PETS
 from memscribe.write.lite.values import (
     value_condition,
+    value_hobby,
     value_job,
     value_language,
+    value_liked,
     value_name,
     value_pet,
     value_place,
@@ -36,8 +39,11 @@ _DIET = "|".join(sorted(DIETS, key=len, reverse=True))
 _BRAND = "|".join(sorted(CAR_BRANDS, key=len, reverse=True))
 _CONDITION = "|".join(sorted((re.escape(c) for c in CONDITIONS), key=len, reverse=True))
 _PARTNER = "|".join(sorted((re.escape(p) for p in PARTNER_WORDS), key=len, reverse=True))
+_JOBS = "|".join(sorted(JOB_HEADS, key=len, reverse=True))
 _NAME = r"(?-i:[A-Z][a-z'-]+(?:\s+[A-Z][a-z'-]+)?)"
 _NP = r"[^,.;!?()]+"
+_LIST = r"[^.;!?()]+"  # lists run past commas: "reading, painting and hiking"
+_VEHICLE = "car|truck|motorcycle|motorbike|scooter|van|suv|minivan|pickup|e-bike|hybrid"
 _SPORTS = (
     r"guitar|piano|violin|drums|cello|bass|ukulele|saxophone|sax|flute|trumpet|harp|clarinet|tennis|soccer"
     r"|football|basketball|baseball|volleyball|golf|chess|hockey|badminton|cricket|rugby|squash|pickleball"
@@ -54,7 +60,7 @@ class Rule:
     """One way of stating an attribute. ``value`` reads the "v" group; None rejects the match."""
 
     attribute: str
-    pattern: re.Pattern[str]
+    pattern: LazyPattern
     value: Callable[[str], str | None]
     single: bool
     past_ok: bool = False  # an event verb ("moved", "adopted") states a current fact even in the past tense
@@ -66,168 +72,189 @@ class Rule:
 
 def _rule(attribute: str, pattern: str, value: Callable[[str], str | None] = value_thing, *, single: bool,
           **flags: object) -> Rule:  # fmt: skip
-    compiled = re.compile("^" + pattern.replace("{AUX}", AUX), re.IGNORECASE)
+    compiled = lazy("^" + pattern.replace("{AUX}", AUX), re.IGNORECASE)
     return Rule(attribute, compiled, value, single, **flags)  # type: ignore[arg-type]
 
 
+def _lower(raw: str) -> str | None:
+    return raw.strip(" .").lower() or None
+
+
+def _digits(raw: str) -> str | None:
+    return re.sub(r"\D", "", raw) or None
+
+
+# Single-valued (S) attributes hold one current value; multi-valued (M) ones accumulate.
+S, M = True, False
+_CAP = "(?-i:[A-Z])"  # a proper noun must start here: "joined Google", not "joined a gym"
+
+
+# fmt: off
 STATE_RULES: tuple[Rule, ...] = (
     # residence, hometown, temporary location
-    _rule("residence", r"{AUX}(?:live|lives|living|reside|resides|residing|have lived|has lived|have been living"
-          r"|has been living)\s+in\s+(?P<v>" + _NP + ")", value_place, single=True),
-    _rule("residence", r"{AUX}(?:moved|relocated|moved back|relocated back|have moved|has moved)\s+(?:back\s+)?"
-          r"(?:from\s+[^,.;!?]+?\s+)?(?:to|into)\s+(?P<v>" + _NP + ")", value_place, single=True, past_ok=True),
+    _rule("residence", r"{AUX}(?:live|lives|living|reside|resides|residing|have lived|has lived|have been"
+          r" living|has been living)\s+in\s+(?P<v>" + _NP + ")", value_place, single=S),
+    _rule("residence", r"{AUX}(?:moved|relocated|moved back|relocated back|have moved|has moved)\s+"
+          r"(?:back\s+)?(?:from\s+[^,.;!?]+?\s+)?(?:to|into)\s+(?P<v>" + _NP + ")", value_place, single=S,
+          past_ok=True),
     _rule("residence", r"{AUX}(?:based|settled|living)\s+(?:in|out of)\s+(?P<v>" + _NP + ")", value_place,
-          single=True, copula=True),
+          single=S, copula=True),
     _rule("residence", r"my (?:home|house|apartment|flat|place) is in\s+(?P<v>" + _NP + ")", value_place,
-          single=True),
-    _rule("residence", r"{AUX}(?:bought|rented|rent|own|rents|owns)\s+(?:a |an )?(?:new )?(?:house|home|apartment"
-          r"|flat|condo)\s+in\s+(?P<v>" + _NP + ")", value_place, single=True, past_ok=True),
-    _rule("hometown", r"{AUX}(?:originally\s+)?from\s+(?P<v>(?-i:[A-Z])" + _NP + ")", value_place, single=True,
+          single=S),
+    _rule("residence", r"{AUX}(?:bought|rented|rent|own|rents|owns)\s+(?:a |an )?(?:new )?(?:house|home"
+          r"|apartment|flat|condo)\s+in\s+(?P<v>" + _NP + ")", value_place, single=S, past_ok=True),
+    _rule("hometown", r"{AUX}(?:originally\s+)?from\s+(?P<v>" + _CAP + _NP + ")", value_place, single=S,
           past_ok=True, copula=True),
     _rule("hometown", r"{AUX}(?:grew up|was born|were born|was raised|were raised)\s+in\s+(?P<v>" + _NP + ")",
-          value_place, single=True, past_ok=True),
+          value_place, single=S, past_ok=True),
     _rule("location", r"{AUX}(?:in|visiting|staying in|traveling in|travelling in|on (?:a )?(?:trip|vacation"
-          r"|holiday|business trip) (?:in|to))\s+(?P<v>(?-i:[A-Z])" + _NP + ")", value_place, single=True,
+          r"|holiday|business trip) (?:in|to))\s+(?P<v>" + _CAP + _NP + ")", value_place, single=S,
           copula=True),
     # work and school
     _rule("employer", r"{AUX}(?:work|works|working|have worked|has worked|have been working|has been working)"
-          r"\s+(?:at|for)\s+(?P<v>" + _NP + ")", single=True),
-    _rule("employer", r"{AUX}(?:joined|started at|started working at|started working for|got a job at|got a job"
-          r" with|landed a job at|accepted an offer from|accepted a job at|took a job at|hired by|hired at"
-          r"|employed by|employed at|started my new job at|started a new job at|got a new job at)\s+"
-          r"(?P<v>(?-i:[A-Z])" + _NP + ")", single=True, past_ok=True),
-    _rule("employer", r"my (?:new )?(?:job|position|role) (?:is )?(?:at|with)\s+(?P<v>(?-i:[A-Z])" + _NP + ")",
-          single=True),
+          r"\s+(?:at|for)\s+(?P<v>" + _NP + ")", single=S),
+    _rule("employer", r"{AUX}(?:joined|started at|started working at|started working for|got a job at"
+          r"|got a job with|landed a job at|accepted an offer from|accepted a job at|took a job at|hired by"
+          r"|hired at|employed by|employed at|started my new job at|started a new job at|got a new job at)\s+"
+          r"(?P<v>" + _CAP + _NP + ")", single=S, past_ok=True),
+    _rule("employer", r"my (?:new )?(?:job|position|role) (?:is )?(?:at|with)\s+(?P<v>" + _CAP + _NP + ")",
+          single=S),
+    _rule("employer", r"{AUX}(?:a|an)\s+(?:[\w-]+\s+){0,3}(?:" + _JOBS + r")\s+(?:at|for|with)\s+"
+          r"(?P<v>" + _CAP + _NP + ")", single=S, copula=True),
     _rule("job_title", r"{AUX}(?:work|works|working)\s+as\s+(?:a |an )?(?P<v>" + _NP + ")", value_job,
-          single=True),
-    _rule("job_title", r"{AUX}(?:a|an)\s+(?P<v>" + _NP + ")", value_job, single=True, copula=True),
+          single=S),
+    _rule("job_title", r"{AUX}(?:work|works|working|started working|started|joined|work full-time"
+          r"|work part-time)\s+(?:at|for)\s+[^,.;!?]+?\s+as\s+(?:a |an )?(?P<v>" + _NP + ")", value_job,
+          single=S, past_ok=True),
+    _rule("job_title", r"{AUX}(?:a|an)\s+(?P<v>" + _NP + ")", value_job, single=S, copula=True),
     _rule("job_title", r"{AUX}(?:became|become|becoming|got promoted to|promoted to|got a job as|started as"
-          r"|started working as|took a job as|hired as|got a new job as|trained as|qualified as)\s+(?:a |an )?"
-          r"(?P<v>" + _NP + ")", value_job, single=True, past_ok=True),
-    _rule("job_title", r"my (?:job|job title|title|role|position|profession|occupation) is (?:a |an )?(?P<v>"
-          + _NP + ")", value_job, single=True),
-    _rule("school", r"{AUX}(?:study|studies|studying|enrolled|enrol|enroll|attend|attends|attending|a student"
-          r"|a freshman|a sophomore|a junior|a senior|a grad student|a graduate student|a phd student"
-          r"|a phd candidate|a postdoc|a professor|a lecturer)\s+(?:at|in)\s+(?P<v>.+)", value_school,
-          single=True, past_ok=True),
+          r"|started working as|took a job as|hired as|got a new job as|trained as|qualified as)\s+"
+          r"(?:a |an )?(?P<v>" + _NP + ")", value_job, single=S, past_ok=True),
+    _rule("job_title", r"my (?:job|job title|title|role|position|profession|occupation) is (?:a |an )?"
+          r"(?P<v>" + _NP + ")", value_job, single=S),
+    _rule("school", r"{AUX}(?:study|studies|studying|enrolled|enrol|enroll|attend|attends|attending"
+          r"|a student|a freshman|a sophomore|a junior|a senior|a grad student|a graduate student"
+          r"|a phd student|a phd candidate|a postdoc|a professor|a lecturer)\s+(?:at|in)\s+(?P<v>.+)",
+          value_school, single=S, past_ok=True),
     _rule("school", r"{AUX}(?:go to|goes to|started at|got into|accepted (?:to|into|at))\s+(?P<v>.+)",
-          value_school, single=True, past_ok=True),
-    _rule("field_of_study", r"{AUX}(?:study|studies|studying|majoring in|major in|majored in|doing a (?:degree"
-          r"|masters|master's|phd|bachelor's) in)\s+(?P<v>(?-i:[a-z])" + _NP + ")", single=True),
+          value_school, single=S, past_ok=True),
+    _rule("school", r"{AUX}(?:study|studies|studying|majoring in|major in|majored in)\s+[\w ]{1,40}?\s+at"
+          r"\s+(?P<v>.+)", value_school, single=S, past_ok=True),
+    _rule("field_of_study", r"{AUX}(?:study|studies|studying|majoring in|major in|majored in|doing a"
+          r" (?:degree|masters|master's|phd|bachelor's) in)\s+(?P<v>(?-i:[a-z])" + _NP + ")", single=S),
     # relationships and family
-    _rule("relationship_status", r"{AUX}(?:got\s+|just got\s+)?(?P<v>single|married|engaged|divorced|widowed"
-          r"|separated)\b", value_thing, single=True, past_ok=True),
-    _rule("relationship_status", r"{AUX}(?P<v>in a relationship|dating someone|seeing someone)\b", single=True,
-          copula=True),
-    _rule("relationship_status", r"{AUX}(?:broke up|split up|broken up)\b", single=True, past_ok=True,
+    _rule("relationship_status", r"{AUX}(?:got\s+|just got\s+)?(?P<v>single|married|engaged|divorced"
+          r"|widowed|separated)\b", single=S, past_ok=True),
+    _rule("relationship_status", r"{AUX}(?P<v>in a relationship|dating someone|seeing someone)\b",
+          single=S, copula=True),
+    _rule("relationship_status", r"{AUX}(?:broke up|split up|broken up)\b", single=S, past_ok=True,
           fixed="single"),
     _rule("partner", r"{AUX}(?:married to|engaged to|dating|seeing|going out with|in a relationship with"
-          r"|together with|got married to|got engaged to|married|marrying)\s+(?P<v>" + _NAME + ")", value_name,
-          single=True, past_ok=True),
+          r"|together with|got married to|got engaged to|married|marrying)\s+(?P<v>" + _NAME + ")",
+          value_name, single=S, past_ok=True),
     _rule("children", r"{AUX}(?:have|has|got|welcomed|adopted|had)\s+(?:a |an |one |two |three |\d+ )?"
-          r"(?:baby |little |new |newborn )?(?P<v>son|daughter|baby boy|baby girl|baby)(?:,?\s+(?:named|called)"
-          r"\s+(?P<n>" + _NAME + "))?", single=False, past_ok=True),
-    _rule("children_count", r"{AUX}(?:have|has)\s+(?P<v>\d+|one|two|three|four|five|six)\s+(?:kids|children)",
-          single=True),
+          r"(?:baby |little |new |newborn )?(?P<v>son|daughter|baby boy|baby girl|baby)"
+          r"(?:,?\s+(?:named|called)\s+(?P<n>" + _NAME + "))?", single=M, past_ok=True),
+    _rule("children_count", r"{AUX}(?:married\s+)?(?:have|has|with|a (?:mother|father|mom|dad|parent) of)"
+          r"\s+(?P<v>\d+|one|two|three|four|five|six)\s+(?:kids|children)", single=S),
     _rule("pets", r"{AUX}(?:have|has|got|own|owns|adopted|rescued|bought|brought home|welcomed|getting)\s+"
-          r"(?:a |an |one |two |three |\d+ |another )?(?:(?:new|little|cute|sweet|rescue|second|senior|young)\s+)*"
-          r"(?P<v>" + _PET + r")\b(?:,?\s+(?:named|called)\s+(?P<n>" + _NAME + "))?", value_pet, single=False,
+          r"(?:a |an |one |two |three |\d+ |another )?(?:(?:new|little|cute|sweet|rescue|second|senior"
+          r"|young)\s+)*(?P<v>" + _PET + r")\b(?:,?\s+(?:named|called)\s+(?P<n>" + _NAME + "))?",
+          value_pet, single=M, past_ok=True),
+    # identity and contact
+    _rule("name", r"my (?:full |first )?name is (?P<v>" + _NAME + ")", value_name, single=S),
+    _rule("name", r"{AUX}(?:go by|changed my name to)\s+(?P<v>" + _NAME + ")", value_name, single=S,
           past_ok=True),
-    # identity
-    _rule("name", r"my (?:full |first )?name is (?P<v>" + _NAME + ")", value_name, single=True),
-    _rule("name", r"{AUX}(?:go by|changed my name to)\s+(?P<v>" + _NAME + ")", value_name, single=True,
+    _rule("surname", r"my (?:last name|surname|family name) is (?P<v>" + _NAME + ")", value_name, single=S),
+    _rule("age", r"{AUX}(?:am|is|turned|just turned)\s+(?P<v>\d{1,3})(?:\s*(?:years?|yrs?)(?:\s*old)?"
+          r"|\s*y/?o)?(?=\s*(?:$|[,.!;]|and\b|but\b|now\b|today\b|on\b|this\b|so\b))", single=S,
           past_ok=True),
-    _rule("surname", r"my (?:last name|surname|family name) is (?P<v>" + _NAME + ")", value_name, single=True),
-    _rule("age", r"{AUX}(?:am|is|turned|just turned)\s+(?P<v>\d{1,3})(?:\s*(?:years?|yrs?)(?:\s*old)?|\s*y/?o)?"
-          r"(?=\s*(?:$|[,.!;]|and\b|but\b|now\b|today\b|on\b|this\b|so\b))", single=True, past_ok=True),
-    _rule("birthday", r"my birthday is (?:on )?(?P<v>" + _NP + ")", lambda v: v.strip().lower() or None,
-          single=True),
+    _rule("birthday", r"my birthday is (?:on )?(?P<v>" + _NP + ")", _lower, single=S),
     _rule("phone", r"my (?:phone|cell|mobile|cell phone|phone number|number|cell number|mobile number)"
-          r"(?: number)? is (?P<v>\+?\d[\d ().-]{5,}\d)", lambda v: re.sub(r"\D", "", v), single=True),
-    _rule("email", r"my (?:email|e-mail|email address) is (?P<v>\S+@\S+\w)", lambda v: v.lower(), single=True),
-    _rule("address", r"my (?:home |new )?address is (?P<v>.+)", lambda v: v.strip(" .").lower(), single=True),
+          r"(?: number)? is (?P<v>\+?\d[\d ().-]{5,}\d)", _digits, single=S),
+    _rule("email", r"my (?:email|e-mail|email address) is (?P<v>\S+@\S+\w)", _lower, single=S),
+    _rule("address", r"my (?:home |new )?address is (?P<v>.+)", _lower, single=S),
     # food, health, languages
     _rule("diet", r"{AUX}(?:a |an |fully |strictly |mostly |completely |100% )*(?P<v>" + _DIET + r")\b"
-          r"(?!\s+(?:friend|food|restaurant|option|recipe|dish|place|cafe|meal|diet|version|cookbook))", single=True,
-          copula=True),
+          r"(?!\s+(?:friend|food|restaurant|option|recipe|dish|place|cafe|meal|diet|version|cookbook))",
+          single=S, copula=True),
     _rule("diet", r"{AUX}(?:went|gone|going|turned|became|become|switched to|follow|follows|on|eat|eats)\s+"
-          r"(?:a |an |fully |strictly |mostly |completely |100% )*(?P<v>" + _DIET + r")\b", single=True,
+          r"(?:a |an |fully |strictly |mostly |completely |100% )*(?P<v>" + _DIET + r")\b", single=S,
           past_ok=True),
     _rule("diet", r"{AUX}(?:do not|does not|stopped|quit|gave up|no longer|never)\s+(?:eat|eating|eats)\s+"
           r"(?:any\s+)?(?P<v>meat|animal products)", lambda v: "vegan" if "animal" in v else "vegetarian",
-          single=True, past_ok=True, negation_ok=True),
+          single=S, past_ok=True, negation_ok=True),
     _rule("diet", r"{AUX}(?:eat|eats|started eating|eating)\s+(?P<v>meat)\s+again", lambda v: "omnivore",
-          single=True, past_ok=True),
-    _rule("health", r"{AUX}(?:have|has|got|was diagnosed with|diagnosed with|suffer from|suffers from|suffering"
-          r" from|living with|struggle with|struggling with|battling|fighting)\s+(?:a |an |type \d |chronic |"
-          r"severe |mild )*(?P<v>[^,.;!?]*\b(?:" + _CONDITION + r")\b)", value_condition, single=False,
-          past_ok=True),
-    _rule("allergies", r"{AUX}(?:severely |very |mildly |deathly |really )?allergic to\s+(?P<v>" + _NP + ")",
-          single=False, copula=True),
-    _rule("allergies", r"my allerg(?:y|ies) (?:is|are|include|includes) (?P<v>" + _NP + ")", single=False),
-    _rule("languages", r"{AUX}(?:speak|speaks|speaking|fluent in|a native speaker of)\s+(?:fluent |some |a "
-          r"little |basic |conversational |native )?(?P<v>" + _NP + ")", value_language, single=False),
+          single=S, past_ok=True),
+    _rule("health", r"{AUX}(?:have|has|got|was diagnosed with|diagnosed with|suffer from|suffers from"
+          r"|suffering from|living with|struggle with|struggling with|battling|fighting)\s+(?:a |an "
+          r"|type \d |chronic |severe |mild )*(?P<v>[^,.;!?]*\b(?:" + _CONDITION + r")\b)", value_condition,
+          single=M, past_ok=True),
+    _rule("allergies", r"{AUX}(?:severely |very |mildly |deathly |really )?allergic to\s+(?P<v>" + _LIST
+          + ")", single=M, copula=True),
+    _rule("allergies", r"my allerg(?:y|ies) (?:is|are|include|includes) (?P<v>" + _LIST + ")", single=M),
+    _rule("languages", r"{AUX}(?:speak|speaks|speaking|fluent in|a native speaker of)\s+(?:fluent |some "
+          r"|a little |basic |conversational |native )?(?P<v>" + _LIST + ")", value_language, single=M),
     _rule("learning", r"{AUX}(?:learning|started learning|taking up|learning to play|learning how to)\s+"
-          r"(?:the |to )?(?P<v>" + _NP + ")", single=False, past_ok=True),
+          r"(?:the |to )?(?P<v>" + _NP + ")", single=M, past_ok=True),
     # vehicles, favourites, likes, hobbies
     _rule("vehicle", r"{AUX}(?:drive|drives|driving|own|owns|bought|got|leased|purchased)\s+(?:a |an |my )?"
           r"(?:(?:new|used|brand new|second-hand|old|electric|red|blue|black|white)\s+)*(?P<v>(?:" + _BRAND
-          + r")\b[\w -]{0,20}|(?:car|truck|motorcycle|motorbike|scooter|van|suv|minivan|pickup|e-bike|hybrid)"
-          r"\b)", single=True, past_ok=True),
-    _rule("favorite", r"my (?:all[- ]time |absolute |current |new )?(?:favou?rite|fave|fav)\s+(?P<x>[a-z][a-z ]"
-          r"{1,25}?)\s+(?:is|are|has to be|would be|has always been|right now is|at the moment is)\s+"
-          r"(?P<v>" + _NP + ")", single=True),
-    _rule("hobbies", r"my (?:favou?rite )?(?:hobby|hobbies|pastime|pastimes|passion|passions) (?:is|are|include"
-          r"|includes|would be)\s+(?P<v>" + _NP + ")", single=False),
+          + r")\b[\w -]{0,20}|(?:" + _VEHICLE + r")\b)", single=S, past_ok=True),
+    _rule("favorite", r"my (?:all[- ]time |absolute |current |new )?(?:favou?rite|fave|fav)\s+(?P<x>[a-z]"
+          r"[a-z ]{1,25}?)\s+(?:is|are|has to be|would be|has always been|right now is|at the moment is)\s+"
+          r"(?P<v>" + _NP + ")", single=S),
+    _rule("hobbies", r"my (?:favou?rite )?(?:hobby|hobbies|pastime|pastimes|passion|passions) (?:is|are"
+          r"|include|includes|would be)\s+(?P<v>" + _LIST + ")", value_hobby, single=M),
     _rule("hobbies", r"{AUX}(?:took up|take up|picked up|got into|into|love|loves|enjoy|enjoys|like|likes"
           r"|adore|adores|started)\s+(?P<v>\w+ing\b(?:\s+(?!and\b|with\b|in\b|on\b|at\b)\w+){0,2})",
-          single=False, past_ok=True),
-    _rule("hobbies", r"{AUX}(?:love|loves|like|likes|enjoy|enjoys)\s+to\s+(?P<v>\w+(?:\s+\w+)?)", single=False),
+          value_hobby, single=M, past_ok=True),
+    _rule("hobbies", r"{AUX}(?:love|loves|like|likes|enjoy|enjoys)\s+to\s+(?P<v>\w+(?:\s+\w+)?)", single=M),
     _rule("hobbies", r"{AUX}(?:play|plays|playing|started playing|took up)\s+(?:the\s+)?(?P<v>" + _SPORTS
-          + r")\b", single=False, past_ok=True),
+          + r")\b", single=M, past_ok=True),
     _rule("hobbies", r"{AUX}(?:do|does|practice|practise|practices|practises|doing|started|took up)\s+"
-          r"(?P<v>" + _PRACTICES + r")\b", single=False, past_ok=True),
+          r"(?P<v>" + _PRACTICES + r")\b", single=M, past_ok=True),
     _rule("likes", r"{AUX}(?:love|loves|like|likes|enjoy|enjoys|adore|adores|(?:a )?(?:big |huge )?fan of"
-          r"|obsessed with|into|passionate about|crazy about)\s+(?P<v>" + _NP + ")", single=False),
-    _rule("dislikes", r"{AUX}(?:hate|hates|dislike|dislikes|cannot stand|can not stand|do not like|does not"
-          r" like|not a fan of|do not enjoy|does not enjoy|detest|despise)\s+(?P<v>" + _NP + ")",
-          single=False, negation_ok=True),
-    # endings
-    _rule("employer", r"{AUX}(?:quit|left|lost|resigned from)\s+(?:my\s+)?(?:job|position|role)(?:\s+(?:at|with)"
-          r"\s+(?P<v>" + _NP + "))?", single=True, past_ok=True, ends=True),
-    _rule("employer", r"{AUX}(?:quit|left|resigned from|got laid off from|was laid off from|got fired from)\s+"
-          r"(?P<v>(?-i:[A-Z])" + _NP + ")", single=True, past_ok=True, ends=True),
-    _rule("partner", r"{AUX}(?:broke up|split up|separated|divorced)(?:\s+(?:with|from)\s+(?P<v>" + _NAME + "))?",
-          value_name, single=True, past_ok=True, ends=True),
-    _rule("pets", r"my (?P<v>" + _PET + r")(?:\s+" + _NAME + r")?\s+(?:died|passed away|passed|was put down)",
-          value_pet, single=False, past_ok=True, ends=True),
-    _rule("hobbies", r"{AUX}(?:quit|stopped|gave up|gave up on)\s+(?P<v>\w+ing\b(?:\s+\w+)?)", single=False,
+          r"|obsessed with|into|passionate about|crazy about)\s+(?P<v>" + _NP + ")", value_liked, single=M),
+    _rule("dislikes", r"{AUX}(?:hate|hates|dislike|dislikes|cannot stand|can not stand|do not like"
+          r"|does not like|not a fan of|do not enjoy|does not enjoy|detest|despise)\s+(?P<v>" + _NP + ")",
+          value_liked, single=M, negation_ok=True),
+    # endings: the statement closes a value
+    _rule("employer", r"{AUX}(?:quit|left|lost|resigned from)\s+(?:my\s+)?(?:job|position|role)"
+          r"(?:\s+(?:at|with)\s+(?P<v>" + _NP + "))?", single=S, past_ok=True, ends=True),
+    _rule("employer", r"{AUX}(?:quit|left|resigned from|got laid off from|was laid off from|got fired from)"
+          r"\s+(?P<v>" + _CAP + _NP + ")", single=S, past_ok=True, ends=True),
+    _rule("partner", r"{AUX}(?:broke up|split up|separated|divorced)(?:\s+(?:with|from)\s+(?P<v>" + _NAME
+          + "))?", value_name, single=S, past_ok=True, ends=True),
+    _rule("pets", r"my (?P<v>" + _PET + r")(?:\s+" + _NAME + r")?\s+(?:died|passed away|passed"
+          r"|was put down)", value_pet, single=M, past_ok=True, ends=True),
+    _rule("hobbies", r"{AUX}(?:quit|stopped|gave up|gave up on)\s+(?P<v>\w+ing\b(?:\s+\w+)?)", single=M,
           past_ok=True, ends=True),
     _rule("health", r"{AUX}(?:recovered from|beat|cured of|in remission from|over)\s+(?:my\s+)?(?P<v>"
-          + _NP + ")", value_condition, single=False, past_ok=True, ends=True),
+          + _NP + ")", value_condition, single=M, past_ok=True, ends=True),
     _rule("vehicle", r"{AUX}(?:sold|got rid of|totaled|totalled|crashed)\s+(?:my\s+)?(?P<v>(?:" + _BRAND
-          + r")\b[\w -]{0,20}|car|truck|motorcycle|motorbike|scooter|van|suv)", single=True, past_ok=True,
-          ends=True),
+          + r")\b[\w -]{0,20}|(?:" + _VEHICLE + r")\b)", single=S, past_ok=True, ends=True),
 )
 
 # Rules read on the whole statement, with the speaker as subject, before the grammatical subject is found.
 PRE_RULES: tuple[Rule, ...] = (
-    _rule("favorite", r"(?P<v>[^,.;!?]{1,40}?)\s+(?:is|are|has always been|has become|became)\s+(?:definitely |"
-          r"probably |still |now |officially )?my (?:new |all[- ]time |absolute )?(?:favou?rite|fave|fav)\s+"
-          r"(?P<x>[a-z][a-z]{1,20}(?: [a-z]{2,20})?)(?=\s*(?:[,.!;]|$|now\b|these days\b|of all time\b|ever\b))",
-          single=True),
-    _rule("name", r"(?:you can\s+)?call me\s+(?P<v>" + _NAME + ")", value_name, single=True),
+    _rule("favorite", r"(?P<v>[^,.;!?]{1,40}?)\s+(?:is|are|has always been|has become|became)\s+"
+          r"(?:definitely |probably |still |now |officially )?my (?:new |all[- ]time |absolute )?"
+          r"(?:favou?rite|fave|fav)\s+(?P<x>[a-z][a-z]{1,20}(?: [a-z]{2,20})?)"
+          r"(?=\s*(?:[,.!;]|$|now\b|these days\b|of all time\b|ever\b))", single=S),
+    _rule("name", r"(?:you can\s+)?call me\s+(?P<v>" + _NAME + ")", value_name, single=S),
 )
 
 # Rules found anywhere in a statement: "my wife Anna", "my son Leo", "my dog Max" name a speaker's family.
 MENTION_RULES: tuple[Rule, ...] = tuple(
-    Rule(attribute, re.compile(pattern, re.IGNORECASE), value, single=single)
+    Rule(attribute, lazy(pattern, re.IGNORECASE), value, single=single)
     for attribute, pattern, value, single in (
-        ("partner", r"\bmy (?:" + _PARTNER + r")(?:'s name is|,?\s+(?:who is\s+|is\s+)?(?:called|named))?,?\s+"
-         r"(?P<v>" + _NAME + r")\b", value_name, True),
-        ("children", r"\bmy (?P<v>son|daughter|stepson|stepdaughter)(?:'s name is|,?\s+(?:called|named))?,?\s+"
-         r"(?P<n>" + _NAME + r")\b", value_thing, False),
-        ("pets", r"\bmy (?:(?:new|little|old|sweet|rescue|senior|young)\s+)*(?P<v>" + _PET + r")(?:'s name is|,?"
-         r"\s+(?:called|named))?,?\s+(?P<n>" + _NAME + r")\b", value_pet, False),
+        ("partner", r"\bmy (?:" + _PARTNER + r")(?:'s name is|,?\s+(?:who is\s+|is\s+)?(?:called|named))?,?"
+         r"\s+(?P<v>" + _NAME + r")\b", value_name, S),
+        ("children", r"\bmy (?P<v>son|daughter|stepson|stepdaughter)(?:'s name is|,?\s+(?:called|named))?,?"
+         r"\s+(?P<n>" + _NAME + r")\b", value_thing, M),
+        ("pets", r"\bmy (?:(?:new|little|old|sweet|rescue|senior|young)\s+)*(?P<v>" + _PET + r")(?:'s name is"
+         r"|,?\s+(?:called|named))?,?\s+(?P<n>" + _NAME + r")\b", value_pet, M),
     )
 )
+# fmt: on

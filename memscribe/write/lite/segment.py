@@ -14,22 +14,26 @@ from datetime import datetime
 
 from memscribe.core.clock import ensure_utc
 from memscribe.core.records import Episode, Message, Owner
+from memscribe.write.lite.lazy import lazy
+from memscribe.write.lite.lexicon import words
 
 __all__ = ["Speaker", "Statement", "segment_episode", "split_sentences"]
 
-_ABBREVIATIONS = frozenset(
-    """dr mr mrs ms st jr sr prof vs etc e.g i.e inc ltd co jan feb mar apr jun jul aug sep sept oct nov dec
-    u.s u.k a.m p.m no mt ft approx dept est""".split()
+_ABBREVIATIONS = words(
+    """dr mr mrs ms st jr sr prof vs etc e.g i.e inc ltd co jan feb mar apr jun jul aug sep sept oct nov
+    dec u.s u.k a.m p.m no mt ft approx dept est"""
 )
-_BOUNDARY = re.compile(r"(?:[.!?]+[\"')\]]*|\u2026)\s+|\n+\s*(?:[-*•]\s+|\d+[.)]\s+)?|\s+[-*•]\s+(?=\S)")
-_CLAUSE = re.compile(
-    r"\s*[,;]?\s+(?:and|but|so|plus)\s+(?=(?:i|i'm|i've|i'd|i'll|we|we're|we've|my)\b)|\s*;\s+", re.IGNORECASE
+_BOUNDARY = lazy(r"(?:[.!?]+[\"')\]]*|\u2026)\s+|\n+\s*(?:[-*•]\s+|\d+[.)]\s+)?|\s+[-*•]\s+(?=\S)")
+_CLAUSE = lazy(
+    r"\s*[,;]?\s+(?:and|but|so|plus)\s+(?=(?:i|i'm|i've|i'd|i'll|we|we're|we've|my|he|she|he's|she's)\b)"
+    r"|\s*;\s+",
+    re.IGNORECASE,
 )
-_FINITE = re.compile(
+_FINITE = lazy(
     r"\b(?:i|we|am|is|are|was|were|has|have|had|do|does|did|\w{3,}ed|lives|works|loves|likes|moved|got|went)\b",
     re.IGNORECASE,
 )
-_LOWER_I = re.compile(r"(?<![\w'])i(?=(?:'[a-z]+)?\b(?![.]))")
+_LOWER_I = lazy(r"(?<![\w'])i(?=(?:'[a-z]+)?\b(?![.]))")
 
 
 @dataclass(frozen=True)
@@ -86,7 +90,9 @@ def split_sentences(text: str) -> list[str]:
         chunk = text[start : match.start()]
         last_word = chunk.rsplit(None, 1)[-1].lower().rstrip(".") if chunk.strip() else ""
         ends_with_period = text[match.start()] == "."
-        if ends_with_period and (last_word in _ABBREVIATIONS or (len(last_word) == 1 and last_word.isalpha())):
+        if ends_with_period and (
+            last_word in _ABBREVIATIONS or (len(last_word) == 1 and last_word.isalpha())
+        ):
             continue
         piece = text[start : match.end()].strip()
         if piece:
@@ -120,7 +126,9 @@ def normalise_chat(text: str) -> str:
 def segment_episode(episode: Episode) -> Iterator[Statement]:
     """Statements of every user or assistant message, in order, with their speaker and time."""
     position = 0
-    for index, (message, speaker) in enumerate(zip(episode.messages, _speakers(episode.messages), strict=True)):
+    for index, (message, speaker) in enumerate(
+        zip(episode.messages, _speakers(episode.messages), strict=True)
+    ):
         if speaker is None or not message.content.strip():
             continue
         at = ensure_utc(message.timestamp or episode.timestamp)

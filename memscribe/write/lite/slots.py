@@ -12,7 +12,8 @@ import enum
 import re
 from dataclasses import dataclass
 
-from memscribe.write.lite.lexicon import ADVERBS
+from memscribe.write.lite.lazy import lazy
+from memscribe.write.lite.lexicon import ADVERBS, words
 from memscribe.write.lite.person import Mention
 from memscribe.write.lite.rules import AUX, MENTION_RULES, PRE_RULES, STATE_RULES, Rule
 from memscribe.write.lite.tense import Tense
@@ -21,45 +22,53 @@ from memscribe.write.lite.values import split_list
 __all__ = ["Fact", "FactKind", "extract_facts", "first_verb", "plan_value"]
 
 _LIST_ATTRIBUTES = frozenset({"hobbies", "allergies", "languages", "likes", "dislikes"})
-_ENDED = re.compile(r"\b(?:anymore|any more|no longer)\b", re.IGNORECASE)
-_INTENT_TO = re.compile(
-    "^" + AUX + r"(?P<verb>planning|plan|plans|hoping|hope|hopes|want|wants|would like|would love|would really"
+_ENDED = lazy(r"\b(?:anymore|any more|no longer)\b", re.IGNORECASE)
+_INTENT_TO = lazy(
+    "^"
+    + AUX
+    + r"(?P<verb>planning|plan|plans|hoping|hope|hopes|want|wants|would like|would love|would really"
     r" like|really want|intend|intends|intending|aiming|aim|going|about|trying|excited|eager|determined"
     r"|decided|getting ready|preparing|set|scheduled|saving up|looking)\s+to\s+(?P<act>.+)$",
     re.IGNORECASE,
 )
-_INTENT_SLANG = re.compile("^" + AUX + r"(?:gonna|wanna)\s+(?P<act>.+)$", re.IGNORECASE)
-_INTENT_GERUND = re.compile(
+_INTENT_SLANG = lazy("^" + AUX + r"(?:gonna|wanna)\s+(?P<act>.+)$", re.IGNORECASE)
+_INTENT_GERUND = lazy(
     "^" + AUX + r"(?:thinking about|thinking of|considering|looking forward to|dreaming of|planning on)\s+"
     r"(?P<act>\w+ing\b.*)$",
     re.IGNORECASE,
 )
-_INTENT_WANT = re.compile("^" + AUX + r"(?:want|wants|would like|would love)\s+(?P<act>(?:a|an|another)\s+.+)$", re.I)
-_INTENT_PROGRESSIVE = re.compile(
+_INTENT_WANT = lazy(
+    "^" + AUX + r"(?:want|wants|would like|would love)\s+(?P<act>(?:a|an|another)\s+.+)$", re.I
+)
+_INTENT_PROGRESSIVE = lazy(
     r"^(?:am|is|are)\s+(?:(?:\w+ly|also|finally|soon|now)\s+)*(?P<act>(?:moving|relocating|getting married"
     r"|having a baby|retiring|quitting|starting|adopting|buying|selling|visiting|flying|traveling|travelling"
     r"|heading|leaving|going|taking|running|getting)\b.*)$",
     re.IGNORECASE,
 )
-_ALWAYS_PLANS = frozenset({"moving", "relocating", "retiring", "quitting", "getting married", "having a baby"})
-_INTENT_END = re.compile(
-    "^" + AUX + r"(?:decided not to|not going to|changed my mind about|gave up on|cancelled|canceled|called off"
+_ALWAYS_PLANS = frozenset(
+    {"moving", "relocating", "retiring", "quitting", "getting married", "having a baby"}
+)
+_INTENT_END = lazy(
+    "^"
+    + AUX
+    + r"(?:decided not to|not going to|changed my mind about|gave up on|cancelled|canceled|called off"
     r"|postponed|no longer planning to|not planning to)\s+(?P<act>.+)$",
     re.IGNORECASE,
 )
-_ACT_CUT = re.compile(
+_ACT_CUT = lazy(
     r"\s*[,;:!?()]|\.(?:\s|$)|\s+(?:because|since|so that|so|but|when|while|after|before|until|next|this|last"
     r"|on|in|by|soon|someday|one day|eventually|tomorrow|tonight|today|at some point|and then|if|or)\b",
     re.IGNORECASE,
 )
-_GO_TO_NP = re.compile(
+_GO_TO_NP = lazy(
     r"^(?:the|a|an|my|our|his|her|(?-i:[A-Z])\w*|school|work|college|university|church|class|bed|town|dinner"
     r"|lunch|practice|therapy|camp|visit)\b",
     re.IGNORECASE,
 )
 _DROP = frozenset({"a", "an", "the", "my", "our", "some", "their", "his", "her"})
-_AUX_WORDS = frozenset(
-    "am is are was were have has had will would do does did been be being not never just to going".split()
+_AUX_WORDS = words(
+    """am is are was were have has had will would do does did been be being not never just to going"""
 )
 
 
@@ -110,7 +119,8 @@ def _intention(rest: str, tense: Tense) -> tuple[str | None, FactKind] | None:
     if (match := _INTENT_WANT.match(rest)) and not _negated(match):
         return plan_value("get " + match.group("act")), FactKind.INTENT
     if (match := _INTENT_PROGRESSIVE.match(rest)) and (
-        (tense.future and not tense.past) or any(match.group("act").lower().startswith(p) for p in _ALWAYS_PLANS)
+        (tense.future and not tense.past)
+        or any(match.group("act").lower().startswith(p) for p in _ALWAYS_PLANS)
     ):
         act = match.group("act")
         if act.lower().startswith("going ") and not act.lower().startswith("going to "):
@@ -187,7 +197,8 @@ def extract_facts(text: str, mention: Mention | None, speaker: str, tense: Tense
 
 def first_verb(rest: str) -> str | None:
     """The main verb of a predicate, after auxiliaries and adverbs ("have finally adopted" → "adopted")."""
-    for word in re.findall(r"[A-Za-z'-]+", rest):
+    words: list[str] = re.findall(r"[A-Za-z'-]+", rest)
+    for word in words:
         lower = word.lower()
         if lower not in _AUX_WORDS and lower not in ADVERBS:
             return lower

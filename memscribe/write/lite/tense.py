@@ -5,23 +5,24 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from memscribe.write.lite.lazy import lazy
 from memscribe.write.lite.lexicon import IRREGULAR_PAST
 
 __all__ = ["Tense", "detect_tense", "lemmas"]
 
-_FUTURE = re.compile(
+_FUTURE = lazy(
     r"\b(?:will|'ll|shall|going to|gonna|planning|plan to|plans to|about to|tomorrow|next|upcoming|soon"
     r"|intend|intends|hope to|hoping to|want to|wants to|would like to|'d like to|looking forward|in \d+ \w+"
     r"|in (?:a|an|one|two|three|four|five|six|a few|a couple of) (?:day|week|month|year)s?)\b",
     re.IGNORECASE,
 )
-_PAST_WORDS = re.compile(r"\b(?:ago|yesterday|last|used to|did|was|were|had)\b", re.IGNORECASE)
+_PAST_WORDS = lazy(r"\b(?:ago|yesterday|last|used to|did|was|were|had)\b", re.IGNORECASE)
 # "-ed" right after a subject is a past verb; after "am/is" it is usually an adjective ("I'm excited").
-_PAST_ED = re.compile(
+_PAST_ED = lazy(
     r"\b(?:(?i:i|we|he|she|they|you)|[A-Z][a-z]+)\s+(?:(?:just|finally|also|recently|already|actually|really|"
     r"then|first|once|even|never)\s+)?[a-z]{2,}(?:ed)\b",
 )
-_IRREGULAR = re.compile(r"\b(?:" + "|".join(sorted(IRREGULAR_PAST, key=len, reverse=True)) + r")\b")
+_IRREGULAR = lazy(r"\b(?:" + "|".join(sorted(IRREGULAR_PAST, key=len, reverse=True)) + r")\b")
 _AMBIGUOUS_IRREGULAR = frozenset({"read", "put", "set", "cut", "hurt", "let", "quit", "bit"})
 
 

@@ -12,7 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
-from memscribe.write.lite.lexicon import MONTHS, WEEKDAYS
+from memscribe.write.lite.lazy import LazyPattern, lazy
+from memscribe.write.lite.lexicon import MONTHS, WEEKDAYS, words
 from memscribe.write.lite.tense import Tense
 
 __all__ = ["TimeRef", "Timing", "format_day", "lead_with_date", "resolve_times"]
@@ -23,11 +24,15 @@ _NUMBERS = {
     "thirty": 30, "a couple of": 2, "a couple": 2, "a few": 3, "few": 3, "several": 3,
 }  # fmt: skip
 _VAGUE = frozenset({"a couple of", "a couple", "a few", "few", "several"})
-_NUM = r"(?P<n>\d{1,3}|a couple of|a couple|a few|several|a|an|one|two|three|four|five|six|seven|eight|nine" \
+_NUM = (
+    r"(?P<n>\d{1,3}|a couple of|a couple|a few|several|a|an|one|two|three|four|five|six|seven|eight|nine"
     r"|ten|eleven|twelve|fifteen|twenty|thirty)"
-_UNIT = r"(?P<u>day|night|week|month|year)s?"
-_MONTH = r"(?P<m>january|february|march|april|may|june|july|august|september|october|november|december" \
+)
+_UNIT = r"(?P<u>(?:day|night|week|month|year)s?)"
+_MONTH = (
+    r"(?P<m>january|february|march|april|may|june|july|august|september|october|november|december"
     r"|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)"
+)
 _PREP = r"(?:(?P<pre>in|on|since|until|till|by|during|from|back in|around)\s+)?"
 _SEASON_START = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}
 
@@ -79,7 +84,7 @@ def _day_words(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
 
 
 def _ago(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
-    n, unit = _number(m.group("n")), m.group("u").lower()
+    n, unit = _number(m.group("n")), m.group("u").lower().rstrip("s")
     vague = m.group("n").lower() in _VAGUE
     if unit in ("day", "night"):
         day = anchor - timedelta(days=n)
@@ -99,7 +104,7 @@ def _ago(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
 
 
 def _in_n(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
-    n, unit = _number(m.group("n")), m.group("u").lower()
+    n, unit = _number(m.group("n")), m.group("u").lower().rstrip("s")
     if unit in ("day", "night"):
         day = anchor + timedelta(days=n)
         phrase = f"on {format_day(day)}"
@@ -123,7 +128,9 @@ def _relative_period(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | 
     monday = anchor - timedelta(days=anchor.weekday())
     if unit == "week":
         word = {-1: "before", 0: "of", 1: "after"}[step]
-        return TimeRef(m.start(), m.end(), f"the week {word} {format_day(anchor)}", monday + timedelta(weeks=step))
+        return TimeRef(
+            m.start(), m.end(), f"the week {word} {format_day(anchor)}", monday + timedelta(weeks=step)
+        )
     if unit == "weekend":
         saturday = monday + timedelta(days=5)
         if step < 0:
@@ -153,9 +160,11 @@ def _weekday(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
     target = WEEKDAYS.index(m.group("wd").lower())
     back = (anchor.weekday() - target) % 7 or 7
     ahead = (target - anchor.weekday()) % 7 or 7
-    if rel in ("last", "past", "this past") or (rel in ("on", "") and tense.past and not tense.future):
-        day = anchor - timedelta(days=back)
-    elif rel == "this" and tense.past:
+    if (
+        rel in ("last", "past", "this past")
+        or (rel in ("on", "") and tense.past and not tense.future)
+        or (rel == "this" and tense.past)
+    ):
         day = anchor - timedelta(days=back)
     else:
         day = anchor + timedelta(days=ahead)
@@ -164,7 +173,11 @@ def _weekday(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
 
 def _month(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
     raw_month = m.group("m")
-    if raw_month[0].islower() and raw_month.lower() in ("may", "march") and not (m.group("pre") or m.group("dd")):
+    if (
+        raw_month[0].islower()
+        and raw_month.lower() in ("may", "march")
+        and not (m.group("pre") or m.group("dd"))
+    ):
         return None  # "I may move", "we march on": modal and verb, not months
     if len(raw_month) <= 4 and raw_month.lower() not in ("may", "june", "july") and raw_month[0].islower():
         return None  # lower-case abbreviations ("mar", "dec") are too often other words
@@ -173,7 +186,11 @@ def _month(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
     if m.group("y"):
         year = int(m.group("y"))
     elif rel == "last" or (tense.past and not tense.future and rel != "next"):
-        year = anchor.year if month < anchor.month or (month == anchor.month and rel != "last") else anchor.year - 1
+        year = (
+            anchor.year
+            if month < anchor.month or (month == anchor.month and rel != "last")
+            else anchor.year - 1
+        )
     elif rel == "next" or tense.future:
         year = anchor.year if month > anchor.month else anchor.year + 1
     else:
@@ -194,28 +211,48 @@ def _year(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
 
 
 _Handler = Callable[[re.Match[str], date, Tense], TimeRef | None]
-_RULES: tuple[tuple[re.Pattern[str], _Handler], ...] = tuple(
-    (re.compile(pattern, re.IGNORECASE), handler)
+_RULES: tuple[tuple[LazyPattern, _Handler], ...] = tuple(
+    (lazy(pattern, re.IGNORECASE), handler)
     for pattern, handler in (
-        (_PREP + r"(?P<w>the day before yesterday|the day after tomorrow|yesterday|last night|today|tonight"
-         r"|tomorrow|this morning|this afternoon|this evening)\b", _day_words),
+        (
+            _PREP
+            + r"(?P<w>the day before yesterday|the day after tomorrow|yesterday|last night|today|tonight"
+            r"|tomorrow|this morning|this afternoon|this evening)\b",
+            _day_words,
+        ),
         (r"\b" + _NUM + r"\s+" + _UNIT + r"\s+ago\b", _ago),
         (r"\bin\s+" + _NUM + r"\s+" + _UNIT + r"\b", _in_n),
-        (r"\b(?:in\s+|during\s+)?(?P<rel>last|next|this|coming|previous)\s+"
-         r"(?P<u>weekend|week|month|year|summer|winter|spring|fall|autumn)\b", _relative_period),
-        (r"\b(?:(?P<rel>last|next|this|coming|this past|past|on)\s+)?(?P<wd>monday|tuesday|wednesday|thursday"
-         r"|friday|saturday|sunday)\b(?!s)", _weekday),
-        (r"\b" + _PREP + r"(?:(?P<rel>last|next|this)\s+)?(?P<part>(?:early|late|mid)[- ])?(?P<dd>\d{1,2})"
-         r"(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r"\b\.?(?:,?\s+(?P<y>(?:19|20)\d{2}))?", _month),
-        (r"\b" + _PREP + r"(?:(?P<rel>last|next|this)\s+)?(?P<part>(?:early|late|mid)[- ])?" + _MONTH
-         + r"\b\.?(?:\s+(?P<dd>\d{1,2})(?:st|nd|rd|th)?\b)?(?:,?\s+(?P<y>(?:19|20)\d{2})\b)?", _month),
+        (
+            r"\b(?:in\s+|during\s+)?(?P<rel>last|next|this|coming|previous)\s+"
+            r"(?P<u>weekend|week|month|year|summer|winter|spring|fall|autumn)\b",
+            _relative_period,
+        ),
+        (
+            r"\b(?:(?P<rel>last|next|this|coming|this past|past|on)\s+)?(?P<wd>monday|tuesday|wednesday"
+            r"|thursday"
+            r"|friday|saturday|sunday)\b(?!s)",
+            _weekday,
+        ),
+        (
+            r"\b" + _PREP + r"(?:(?P<rel>last|next|this)\s+)?(?P<part>(?:early|late|mid)[- ])?(?P<dd>\d{1,2})"
+            r"(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r"\b\.?(?:,?\s+(?P<y>(?:19|20)\d{2}))?",
+            _month,
+        ),
+        (
+            r"\b"
+            + _PREP
+            + r"(?:(?P<rel>last|next|this)\s+)?(?P<part>(?:early|late|mid)[- ])?"
+            + _MONTH
+            + r"\b\.?(?:\s+(?P<dd>\d{1,2})(?:st|nd|rd|th)?\b)?(?:,?\s+(?P<y>(?:19|20)\d{2})\b)?",
+            _month,
+        ),
         (r"\b(?:in|since|until|by|during|from|back in)\s+(?P<y>(?:19|20)\d{2})\b", _year),
     )
 )
-_DURATION = re.compile(
+_DURATION = lazy(
     r"\bfor\s+(?:the\s+(?:next|coming)\s+|another\s+)?" + _NUM + r"\s+" + _UNIT + r"\b", re.IGNORECASE
 )
-_PERFECT = re.compile(r"\b(?:have|has|had|'ve|'d)\s+(?:\w+\s+)?(?:been|lived|worked|known|had|used)\b", re.I)
+_PERFECT = lazy(r"\b(?:have|has|had|'ve|'d)\s+(?:\w+\s+)?(?:been|lived|worked|known|had|used)\b", re.I)
 
 
 def _find_refs(text: str, anchor: date, tense: Tense) -> list[TimeRef]:
@@ -233,11 +270,11 @@ def _find_refs(text: str, anchor: date, tense: Tense) -> list[TimeRef]:
 
 
 def _temporary_until(text: str, start: date, tense: Tense) -> date | None:
-    """"In Madrid for ten days": a present or future state with a length ends after it."""
+    """ "In Madrid for ten days": a present or future state with a length ends after it."""
     match = _DURATION.search(text)
     if match is None or tense.past or _PERFECT.search(text):
         return None
-    n, unit = _number(match.group("n")), match.group("u").lower()
+    n, unit = _number(match.group("n")), match.group("u").lower().rstrip("s")
     if unit in ("day", "night"):
         return start + timedelta(days=n)
     if unit == "week":
@@ -263,19 +300,28 @@ def resolve_times(text: str, anchor: datetime, tense: Tense) -> Timing:
     return Timing(out, day, until_at, tuple(refs))
 
 
-_LOWER_FIRST = frozenset("my we our the a an it this that there he she they his her their".split())
+_LOWER_FIRST = words("""my we our the a an it this that there he she they his her their""")
+_JOINED = lazy(r",|\b(?:and|but|so|because|which|who|when|while|since|although|after|before)\b", re.I)
+_CLAUSE_END = lazy(r"^\s*(?:$|[,;.!]|(?:and|but|so|because|which|where|with|after|before|while)\b)", re.I)
 
 
-def lead_with_date(text: str, timing: Timing) -> str:
-    """Move a single trailing date to the front, so the memory leads with when it happened."""
-    if len(timing.refs) != 1:
+def lead_with_date(text: str, timing: Timing, anchor: date) -> str:
+    """Move a past date that closes the first clause to the front, so the memory leads with when it happened:
+    "I went to a support group on 2 June 2023" → "On 2 June 2023 I went to a support group"."""
+    if len(timing.refs) != 1 or timing.refs[0].day > anchor:
         return text
     phrase = timing.refs[0].phrase
-    body = text.rstrip(" .!")
-    if phrase.split(" ", 1)[0] not in ("on", "in") or not body.endswith(" " + phrase):
+    position = text.find(" " + phrase)
+    if phrase.split(" ", 1)[0] not in ("on", "in") or position <= 0:
         return text
-    head = body[: -len(phrase)].rstrip(" ,")
+    head, tail = text[:position].rstrip(" ,"), text[position + 1 + len(phrase) :]
+    if not _CLAUSE_END.match(tail):
+        return text
+    if _JOINED.search(head):
+        return text  # the date may belong to a later clause ("X, and she moved here in 1990")
     first, _, rest = head.partition(" ")
     if first.lower() in _LOWER_FIRST:
         head = f"{first.lower()} {rest}"
-    return f"{phrase[0].upper()}{phrase[1:]} {head}"
+    tail = tail.lstrip(",").rstrip(" .!") if tail.strip(" .!,") else ""
+    tail = tail if not tail or tail.startswith(" ") else " " + tail
+    return f"{phrase[0].upper()}{phrase[1:]} {head}{tail}"

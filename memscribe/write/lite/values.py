@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import re
 
-from memscribe.write.lite.lexicon import CONDITIONS, JOB_HEADS, LANGUAGES, NOT_NAMES, PETS
+from memscribe.write.lite.lazy import lazy
+from memscribe.write.lite.lexicon import CONDITIONS, JOB_HEADS, LANGUAGES, NOT_NAMES, PETS, words
 
 __all__ = [
     "clean_phrase",
     "split_list",
     "value_condition",
+    "value_hobby",
     "value_job",
     "value_language",
+    "value_liked",
     "value_name",
     "value_pet",
     "value_place",
@@ -20,18 +23,18 @@ __all__ = [
 ]
 
 # A value ends where a preposition, conjunction or time word starts the next part of the sentence.
-_CUT = re.compile(
+_CUT = lazy(
     r"\s*(?:[,;:()\[\]!?\"]|\.(?:\s|$)|\s-\s)|\s+(?:and|but|because|since|so|with|for|when|while|where|which"
     r"|who|that|after|before|until|till|as|to|from|on|at|in|by|near|last|next|this|yesterday|today|tomorrow"
     r"|ago|now|anymore|again|too|though|although|these|lately|recently|already|around|about|during|if|or"
     r"|than|then|just|right|every|each|since|starting|soon|nowadays|instead|full-time|part-time)\b",
     re.IGNORECASE,
 )
-_LEADING = re.compile(r"^(?:(?:a|an|the|my|our|some|this|that|his|her|their|new|brand new)\s+)+", re.IGNORECASE)
-_REJECT = frozenset(
+_LEADING = lazy(r"^(?:(?:a|an|the|my|our|some|this|that|his|her|their|new|brand new)\s+)+", re.IGNORECASE)
+_REJECT = words(
     """it that this there here them him her you me us one something everything anything someone somewhere
-    home team job role position department company project it all what how when why which who place
-    town city area way time lot bit""".split()
+    home team job role position department company project it all what how when why which who place town
+    city area way time lot bit"""
 )
 
 
@@ -48,7 +51,7 @@ def clean_phrase(raw: str, max_words: int = 5, cut: bool = True) -> str | None:
 
 
 def split_list(raw: str) -> list[str]:
-    """"reading, painting and hiking" → three items."""
+    """ "reading, painting and hiking" → three items."""
     parts = re.split(r"\s*(?:,|\band\b|\bor\b|&|/)\s*", raw, flags=re.IGNORECASE)
     return [p for p in parts if p.strip()]
 
@@ -64,6 +67,29 @@ def value_place(raw: str) -> str | None:
 def value_thing(raw: str) -> str | None:
     """A liked thing, employer, vehicle: a short noun phrase."""
     return clean_phrase(raw, max_words=5)
+
+
+_NOT_HOBBIES = words(
+    """working going doing getting being having making taking trying thinking feeling looking living moving
+    planning seeing saying telling using spending starting leaving coming staying waiting wondering
+    hoping wanting talking hearing learning"""
+)
+
+
+def value_hobby(raw: str) -> str | None:
+    """A hobby: "hiking", "playing guitar"; not everyday verbs ("working", "going")."""
+    value = clean_phrase(raw, max_words=3)
+    if value is None or value.split()[0] in _NOT_HOBBIES:
+        return None
+    return value
+
+
+def value_liked(raw: str) -> str | None:
+    """A liked or disliked thing; gerunds are hobbies and are read by the hobby rules instead."""
+    value = clean_phrase(raw, max_words=5)
+    if value is None or (value.split()[0].endswith("ing") and len(value.split()[0]) > 4) or value == "to":
+        return None
+    return value
 
 
 def value_name(raw: str) -> str | None:
@@ -94,7 +120,9 @@ def value_pet(raw: str) -> str | None:
 def value_condition(raw: str) -> str | None:
     """A health condition named in the lexicon ("type 2 diabetes" keeps its qualifier)."""
     value = clean_phrase(raw, max_words=4)
-    if value is None or not any(word.strip("'s") in CONDITIONS or word in CONDITIONS for word in value.split()):
+    if value is None or not any(
+        word.strip("'s") in CONDITIONS or word in CONDITIONS for word in value.split()
+    ):
         return None
     return value
 
@@ -112,7 +140,9 @@ def value_school(raw: str) -> str | None:
         return None
     name = re.sub(r"\s+(?:of|de|for|and|at)$", "", match.group(1))
     words = name.split()
-    school_word = re.search(r"\b(?:University|College|School|Institute|Academy|Polytechnic|Conservatory)\b", name)
+    school_word = re.search(
+        r"\b(?:University|College|School|Institute|Academy|Polytechnic|Conservatory)\b", name
+    )
     if school_word or (len(words) == 1 and name.isupper() and len(name) >= 2):
         return name.lower()
     return None

@@ -1,0 +1,180 @@
+"""One request builder for both clients: each SDK method becomes a :class:`Call` (method, path, query, JSON),
+so :class:`MemoryClient` and :class:`AsyncMemoryClient` differ only in how they send it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+from urllib.parse import quote
+
+from memscribe.client._errors import error_from_response
+
+__all__ = [
+    "Call",
+    "add",
+    "decode",
+    "delete",
+    "export",
+    "forget",
+    "get",
+    "history",
+    "list_",
+    "ndjson",
+    "purge",
+    "search",
+    "stats",
+    "update",
+    "why",
+]
+
+NDJSON = "application/x-ndjson"
+
+
+@dataclass(frozen=True)
+class Call:
+    method: str
+    path: str
+    params: dict[str, Any] = field(default_factory=dict)
+    json: Any = None
+
+
+def _clean(values: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in values.items():
+        if value is None:
+            continue
+        out[key] = value.isoformat() if isinstance(value, datetime) else value
+    return out
+
+
+def _mid(memory_id: str) -> str:
+    return quote(str(memory_id), safe="")
+
+
+def add(messages: object, **scope: Any) -> Call:
+    return Call("POST", "/v1/memories", json=_clean({"messages": messages, **scope}))
+
+
+def search(
+    query: str,
+    *,
+    user_id: object,
+    limit: int,
+    as_of: object,
+    include_history: bool,
+    filters: Mapping[str, Any] | None,
+) -> Call:
+    body = _clean(
+        {
+            "query": query,
+            "user_id": user_id,
+            "limit": limit,
+            "as_of": as_of,
+            "include_history": include_history,
+            "filters": _clean(filters) if filters else None,
+        }
+    )
+    return Call("POST", "/v1/memories/search", json=body)
+
+
+def list_(
+    *,
+    user_id: object,
+    limit: int,
+    offset: int,
+    as_of: object,
+    include_history: bool,
+    filters: Mapping[str, Any] | None,
+) -> Call:
+    params = _clean(
+        {
+            "user_id": user_id,
+            "limit": limit,
+            "offset": offset,
+            "as_of": as_of,
+            "include_history": str(include_history).lower(),
+        }
+    )
+    for key, value in _clean(filters or {}).items():
+        if key not in _LIST_FILTERS:
+            raise _invalid(f"unknown filter {key!r}; known: {sorted(_LIST_FILTERS)}")
+        params[_LIST_FILTERS[key]] = value
+    return Call("GET", "/v1/memories", params=params)
+
+
+_LIST_FILTERS = {
+    "agent_id": "agent_id",
+    "session_id": "session_id",
+    "project": "project",
+    "layers": "layer",
+    "scenes": "scene",
+    "sources": "source",
+    "owners": "owner",
+    "statuses": "status",
+    "after": "after",
+    "before": "before",
+}
+
+
+def _invalid(message: str) -> Exception:
+    from memscribe.errors import InvalidInput
+
+    return InvalidInput(message)
+
+
+def get(memory_id: str, user_id: object) -> Call:
+    return Call("GET", f"/v1/memories/{_mid(memory_id)}", params=_clean({"user_id": user_id}))
+
+
+def update(memory_id: str, text: str, user_id: object) -> Call:
+    return Call("PUT", f"/v1/memories/{_mid(memory_id)}", json=_clean({"text": text, "user_id": user_id}))
+
+
+def delete(memory_id: str, user_id: object) -> Call:
+    return Call("DELETE", f"/v1/memories/{_mid(memory_id)}", params=_clean({"user_id": user_id}))
+
+
+def history(memory_id: str, user_id: object) -> Call:
+    return Call("GET", f"/v1/memories/{_mid(memory_id)}/history", params=_clean({"user_id": user_id}))
+
+
+def why(memory_id: str, user_id: object) -> Call:
+    return Call("GET", f"/v1/memories/{_mid(memory_id)}/why", params=_clean({"user_id": user_id}))
+
+
+def forget(query_or_id: str, user_id: object, limit: int) -> Call:
+    return Call(
+        "POST", "/v1/forget", json=_clean({"query_or_id": query_or_id, "user_id": user_id, "limit": limit})
+    )
+
+
+def purge(user_id: object) -> Call:
+    return Call("POST", "/v1/purge", json={"user_id": user_id})
+
+
+def stats(user_id: object) -> Call:
+    if user_id is None:
+        raise _invalid("over HTTP, stats are per user: pass user_id")
+    return Call("GET", "/v1/stats", params={"user_id": user_id})
+
+
+def export(user_id: object) -> Call:
+    return Call("GET", "/v1/export", params={"user_id": user_id})
+
+
+def ndjson(lines: Iterable[str]) -> Iterator[bytes]:
+    """Export lines as an NDJSON request body, one line each."""
+    for line in lines:
+        text = line.rstrip("\n")
+        if text.strip():
+            yield text.encode() + b"\n"
+
+
+def decode(status: int, content: bytes) -> Any:
+    """The JSON of a successful response, or the exception a failed one stands for, raised."""
+    if status >= 400:
+        raise error_from_response(status, content)
+    return json.loads(content)

@@ -1,0 +1,119 @@
+"""``memscribe serve`` and ``memscribe keys create|list|revoke``, added to a click group by :func:`register`.
+
+The store, writer and embedder come from the root group's settings when it carries them (``ctx.obj.settings``,
+the CLI's resolved flags and ``MEMSCRIBE_*`` variables), else from the environment directly.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from memscribe.server.settings import DEFAULT_PORT, MiB
+
+__all__ = ["ENV_VARS", "register"]
+
+# Environment variables these commands read (documented with the CLI's own).
+ENV_VARS = {
+    "MEMSCRIBE_ADMIN_KEY": "admin key for /v1/admin/* and /metrics on `memscribe serve`",
+}
+
+
+def _store(ctx: click.Context) -> tuple[Path, str, str]:
+    """(database path, writer, embedder) from the root group's settings, or resolved here."""
+    settings = getattr(ctx.find_root().obj, "settings", None)
+    if settings is None:
+        from memscribe.cli.settings import resolve_settings
+
+        settings = resolve_settings({})
+    return Path(str(settings.db.value)), str(settings.writer.value), str(settings.embedder.value)
+
+
+def _keys(ctx: click.Context, keys_file: str | None) -> Any:
+    from memscribe.server.keys import KeyStore
+
+    return KeyStore(Path(keys_file) if keys_file else _store(ctx)[0].parent / "keys.db")
+
+
+@click.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (loopback by default).")
+@click.option("--port", default=DEFAULT_PORT, show_default=True, type=click.IntRange(0, 65535))
+@click.option("--no-auth", is_flag=True, help="Serve one tenant without API keys (loopback addresses only).")
+@click.option(
+    "--admin-key", envvar="MEMSCRIBE_ADMIN_KEY", default=None, help="Admin key [env MEMSCRIBE_ADMIN_KEY]."
+)
+@click.option("--cors-origin", "cors_origins", multiple=True, help="Allow browser calls from this origin.")
+@click.option(
+    "--max-body", default=2 * MiB, show_default=True, type=click.IntRange(1024), help="Body limit, bytes."
+)
+@click.option("--keys-file", default=None, help="API key database (default: keys.db beside the store).")
+@click.option("--log-level", default="info", type=click.Choice(["debug", "info", "warning", "error"]))
+@click.pass_context
+def serve(
+    ctx: click.Context, host: str, port: int, no_auth: bool, admin_key: str | None,
+    cors_origins: tuple[str, ...], max_body: int, keys_file: str | None, log_level: str,
+) -> None:  # fmt: skip
+    """Serve the REST API (and mem0-compatible routes) with uvicorn."""
+    import uvicorn
+
+    from memscribe.server.app import create_app
+    from memscribe.server.logs import configure_logging
+    from memscribe.server.settings import ServerSettings
+
+    db, writer, embedder = _store(ctx)
+    configure_logging(log_level)
+    settings = ServerSettings(
+        store_path=db, host=host, port=port, keys_path=Path(keys_file) if keys_file else None,
+        admin_key=admin_key or None, no_auth=no_auth, writer=writer, embedder=embedder,
+        cors_origins=cors_origins, max_body_bytes=max_body, max_import_bytes=max(max_body, 256 * MiB),
+    )  # fmt: skip
+    uvicorn.run(create_app(settings), host=host, port=port, log_config=None, access_log=False)
+
+
+@click.group("keys")
+def keys() -> None:
+    """Manage tenant API keys (stored hashed in keys.db beside the store)."""
+
+
+_keys_file = click.option(
+    "--keys-file", default=None, help="API key database (default: keys.db beside the store)."
+)
+
+
+@keys.command("create")
+@click.argument("tenant")
+@click.option("--name", default="", help="A label for people.")
+@_keys_file
+@click.pass_context
+def keys_create(ctx: click.Context, tenant: str, name: str, keys_file: str | None) -> None:
+    """Create a key for TENANT and print it once."""
+    new = _keys(ctx, keys_file).create(tenant, name)
+    click.echo(json.dumps({**vars(new.key), "key": new.token}))
+
+
+@keys.command("list")
+@click.option("--tenant", default=None, help="Only this tenant's keys.")
+@_keys_file
+@click.pass_context
+def keys_list(ctx: click.Context, tenant: str | None, keys_file: str | None) -> None:
+    """List keys as JSON lines (never the secrets)."""
+    for key in _keys(ctx, keys_file).list(tenant):
+        click.echo(json.dumps(vars(key)))
+
+
+@keys.command("revoke")
+@click.argument("key_id")
+@_keys_file
+@click.pass_context
+def keys_revoke(ctx: click.Context, key_id: str, keys_file: str | None) -> None:
+    """Revoke the key with KEY_ID; it stops working at once."""
+    click.echo(json.dumps(vars(_keys(ctx, keys_file).revoke(key_id))))
+
+
+def register(cli_group: click.Group) -> None:
+    """Add ``serve`` and ``keys`` to the memscribe CLI."""
+    cli_group.add_command(serve)
+    cli_group.add_command(keys)

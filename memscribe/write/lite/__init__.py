@@ -1,0 +1,9 @@
+"""The lite writer: keeps the memory store true with rules only (no LLM, offline, deterministic).
+
+Moving from Seattle to Sydney supersedes the Seattle residence; an older statement never supersedes a
+newer one; a brother's city never replaces the user's; corrections rewrite, forget requests delete.
+"""
+
+from memscribe.write.lite.writer import LiteWriter
+
+__all__ = ["LiteWriter"]

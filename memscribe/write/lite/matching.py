@@ -1,0 +1,70 @@
+"""Text comparisons for reconciliation: near-duplicates, refinements and topic matches.
+
+Token sets, not embeddings: embeddings rate "lives in Seattle" and "lives in Sydney" as near-identical, and
+the rules that decide must tell those apart. Numbers and names in the difference always block a duplicate.
+"""
+
+from __future__ import annotations
+
+from memscribe.core.text import STOPWORDS, normalize
+from memscribe.write.lite.lazy import lazy
+
+__all__ = ["content_tokens", "covers", "near_duplicate", "stem", "topic_matches"]
+
+_WORD = lazy(r"[a-z0-9][a-z0-9'-]*")
+_GENERIC = frozenset({"user", "said", "says", "told", "number", "thing", "things", "stuff", "really", "also"})
+_SUBJECT_WORDS = frozenset({"user", "user's", "assistant", "they", "their", "them", "theirs"})
+
+
+def stem(word: str) -> str:
+    """A light stem so "lives"/"living"/"lived" and "dogs"/"dog" compare equal."""
+    word = word.lower().removesuffix("'s")
+    for suffix in ("ing", "ied", "ies", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            base = word[: -len(suffix)]
+            return base + "y" if suffix in ("ied", "ies") else base
+    return word
+
+
+def content_tokens(text: str, ignore: frozenset[str] = frozenset()) -> frozenset[str]:
+    """Stemmed content words of ``text``; digits kept, stopwords and the subject's name dropped."""
+    words = _WORD.findall(text.lower())
+    return frozenset(
+        stem(w)
+        for w in words
+        if w not in STOPWORDS and w not in _SUBJECT_WORDS and w not in ignore and len(w) > 1
+    )
+
+
+def _blocking(diff: frozenset[str]) -> bool:
+    """A difference in numbers or dates makes two statements different facts, however similar the rest."""
+    return any(any(ch.isdigit() for ch in token) for token in diff)
+
+
+def near_duplicate(new: str, old: str, ignore: frozenset[str] = frozenset()) -> bool:
+    """Same statement said again: equal once normalised, or ≥ 80% token overlap with no number changed."""
+    if normalize(new).strip(" .!") == normalize(old).strip(" .!"):
+        return True
+    a, b = content_tokens(new, ignore), content_tokens(old, ignore)
+    if len(a) < 2 or len(b) < 2:
+        return False
+    if _blocking(a ^ b):
+        return False
+    overlap = len(a & b) / len(a | b)
+    return overlap >= 0.8 or (a <= b and len(a) >= 3 and len(a) / len(b) >= 0.6)
+
+
+def covers(new: str, old: str, ignore: frozenset[str] = frozenset()) -> bool:
+    """``new`` says everything ``old`` did and more: a refinement ("a dog" → "a dog named Max")."""
+    a, b = content_tokens(new, ignore), content_tokens(old, ignore)
+    return len(b) >= 2 and b < a and not _blocking(b - a)
+
+
+def topic_matches(topic: str, text: str, ignore: frozenset[str] = frozenset()) -> bool:
+    """Whether a memory's text is about a forget request's topic (most topic words present)."""
+    wanted = content_tokens(topic, ignore | _GENERIC) or content_tokens(topic, ignore)
+    if not wanted:
+        return False
+    have = content_tokens(text, ignore)
+    hits = len(wanted & have)
+    return hits == len(wanted) or (len(wanted) >= 3 and hits / len(wanted) >= 0.6)

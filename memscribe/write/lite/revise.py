@@ -1,0 +1,243 @@
+"""Revisions of what is known: corrections, forget requests, and plans carried out.
+
+A correction ("sorry, I meant 2017, not 2018") rewrites the memory it targets as a new version (UPDATE):
+the old value was never true, so nothing is superseded. A forget request DELETEs the memories it names.
+A past-tense statement whose verb and object match an open plan closes that plan (SUPERSEDE).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from datetime import datetime
+
+from memscribe.core.records import MemoryDraft, MemoryRecord, Operation, OpKind, Owner
+from memscribe.write.lite.ledger import Ledger, Pending
+from memscribe.write.lite.lexicon import VERB_GROUPS
+from memscribe.write.lite.matching import content_tokens, topic_matches
+from memscribe.write.lite.reconcile import Reconciler, same_value
+from memscribe.write.lite.requests import Correction, forget_attributes, value_shape
+from memscribe.write.lite.slots import Fact
+from memscribe.write.lite.tense import lemmas
+
+__all__ = ["Reviser", "draft_from_record"]
+
+_THAT = frozenset(
+    {"that", "this", "what i said", "what i just said", "that last part", "the last thing", "those"}
+)
+
+
+def draft_from_record(record: MemoryRecord, **changes: object) -> MemoryDraft:
+    """A draft that reproduces ``record`` (for an UPDATE), with ``changes`` applied."""
+    draft = MemoryDraft(
+        text=record.text,
+        subject=record.subject,
+        slot=record.slot,
+        value=record.value,
+        owner=record.owner,
+        layer=record.layer,
+        scene=record.scene,
+        tags=record.tags,
+        message_indices=record.message_indices,
+        confidence=record.confidence,
+        valid_from=record.valid_from,
+        valid_to=record.valid_to,
+        metadata=dict(record.metadata),
+    )
+    return replace(draft, **changes)  # type: ignore[arg-type]
+
+
+def _verb_family(verb: str) -> frozenset[str]:
+    forms = set(lemmas(verb))
+    for group in VERB_GROUPS:
+        if forms & group:
+            forms |= group
+    return frozenset(forms)
+
+
+def _replace_last(text: str, old: str, new: str) -> str:
+    matches = list(re.finditer(rf"(?<!\w){re.escape(old)}(?!\w)", text, re.IGNORECASE))
+    if not matches:
+        return text
+    last = matches[-1]
+    return text[: last.start()] + new + text[last.end() :]
+
+
+class Reviser:
+    """Applies corrections, forget requests and plan completions through the shared ledger."""
+
+    def __init__(self, ledger: Ledger, reconciler: Reconciler) -> None:
+        self.ledger = ledger
+        self.reconciler = reconciler
+
+    def forget(self, topic: str, speaker: str, topic_facts: list[Fact], at: datetime) -> None:
+        """DELETE every stored memory of ``speaker`` the topic names; drop pending ones of this episode."""
+        if topic.lower() in _THAT:
+            for entry in reversed(self.ledger.pending()):
+                if entry.speaker == speaker:
+                    entry.alive = False
+                    return
+            return
+        slots = {f"{speaker}/{a}" for a in forget_attributes(topic)} | {f.slot for f in topic_facts}
+        values = {f.slot: f.value for f in topic_facts}
+        targets: dict[str, MemoryRecord] = {}
+        for slot in sorted(slots):
+            for record in self.ledger.stored_slot(slot, Owner.USER):
+                if slot not in values or same_value(record.value, values[slot]):
+                    targets.setdefault(record.id, record)
+        allowed = (speaker, f"{speaker}'s")
+        for record in self.ledger.stored_similar(topic, None, limit=16):
+            about = record.subject.lower()
+            if (about.startswith(allowed) or about in topic.lower()) and topic_matches(topic, record.text):
+                targets.setdefault(record.id, record)
+        for entry in self.ledger.pending():
+            draft = entry.draft
+            if (
+                entry.speaker == speaker
+                and draft
+                and (draft.slot in slots or topic_matches(topic, draft.text))
+            ):
+                entry.alive = False
+        examined = tuple(targets)
+        for record in targets.values():
+            self.ledger.propose(_delete(record.id, f"asked to forget '{topic}'", examined), at, speaker)
+
+    def correct(
+        self, correction: Correction, speaker: str, facts: list[tuple[Fact, MemoryDraft]], at: datetime
+    ) -> bool:
+        """Apply a correction; False when nothing it could correct was found."""
+        if facts:
+            for fact, draft in facts:
+                self._correct_slot(fact, draft, correction, at, speaker)
+            return True
+        return self._correct_value(correction, speaker, at)
+
+    def _correct_slot(
+        self, fact: Fact, draft: MemoryDraft, correction: Correction, at: datetime, speaker: str
+    ) -> None:
+        note = f"corrected: '{correction.old or 'previous value'}' → '{fact.value}'"
+        pending = self.ledger.pending_slot(fact.slot, draft.owner)
+        if pending:
+            entry = pending[-1]
+            old = entry.draft
+            kept = replace(draft, valid_from=old.valid_from if old else draft.valid_from)
+            self.ledger.revise(entry, draft=kept, reason=f"{entry.op.reason}; {note}")
+            return
+        records = self.ledger.stored_slot(fact.slot, draft.owner)
+        if records:
+            target = records[0]
+            fixed = replace(draft, valid_from=target.valid_from)
+            self.ledger.propose(_update(target.id, fixed, note, tuple(r.id for r in records)), at, speaker)
+            return
+        self.reconciler.fact(fact, draft, at, speaker)
+
+    def _find_value(self, correction: Correction, speaker: str) -> tuple[Pending | MemoryRecord, str] | None:
+        """The most recent memory of the speaker holding the corrected value, and that value."""
+        shape = value_shape(correction.new) if correction.old is None else None
+        if correction.old is None and shape is None:
+            return None
+
+        def holds(text: str) -> str | None:
+            if correction.old is not None:
+                found = re.search(rf"(?<!\w){re.escape(correction.old)}(?!\w)", text, re.IGNORECASE)
+                return correction.old if found else None
+            tokens = [t for t in shape.findall(text) if t != correction.new] if shape else []
+            return tokens[-1] if tokens else None
+
+        for entry in reversed(self.ledger.pending()):
+            if entry.speaker == speaker and entry.draft and (old := holds(entry.draft.text)):
+                return entry, old
+        records = self.ledger.stored_subject(speaker) + self.ledger.stored_similar(
+            correction.old or "", Owner.USER
+        )
+        for record in records:
+            if record.subject.lower() == speaker and (old := holds(record.text)):
+                return record, old
+        return None
+
+    def _correct_value(self, correction: Correction, speaker: str, at: datetime) -> bool:
+        found = self._find_value(correction, speaker)
+        if found is None:
+            return False
+        holder, old = found
+        note = f"corrected by the speaker: '{old}' → '{correction.new}'"
+        draft = holder.draft if isinstance(holder, Pending) else draft_from_record(holder)
+        if draft is None:
+            return False
+        value = _replace_last(draft.value, old, correction.new).lower() if draft.value else None
+        fixed = replace(draft, text=_replace_last(draft.text, old, correction.new), value=value)
+        start = fixed.valid_from
+        if start is not None and old.isdigit() and correction.new.isdigit() and start.year == int(old):
+            fixed = replace(
+                fixed, valid_from=start.replace(year=int(correction.new))
+            )  # the year was the date
+        if isinstance(holder, Pending):
+            self.ledger.revise(holder, draft=fixed, reason=f"{holder.op.reason}; {note}")
+        else:
+            self.ledger.propose(_update(holder.id, fixed, note, (holder.id,)), at, speaker)
+        return True
+
+    def complete_plans(
+        self,
+        subject: str,
+        verb: str,
+        statement: str,
+        produced: list[Pending],
+        event: MemoryDraft,
+        at: datetime,
+        speaker: str,
+    ) -> None:
+        """Close the plan a past-tense statement carries out ("planning to adopt a dog", then "I adopted
+        a dog")."""
+        family, said = _verb_family(verb), content_tokens(statement)
+        slot = f"{subject}/plan"
+
+        def fulfils(value: str | None) -> bool:
+            words = (value or "").split()
+            if not words or not (_verb_family(words[0]) & family):
+                return False
+            wanted = content_tokens(" ".join(words[1:]))
+            return not wanted or bool(wanted & said)
+
+        for entry in self.ledger.pending_slot(slot, event.owner):
+            if entry not in produced and entry.draft is not None and fulfils(entry.draft.value):
+                entry.alive = False  # planned and done within one episode: only the outcome is kept
+        for record in self.ledger.stored_slot(slot, event.owner):
+            if fulfils(record.value) and at >= record.valid_from:
+                self._close_plan(record, produced, event, at, speaker)
+                return
+
+    def _close_plan(
+        self, plan: MemoryRecord, produced: list[Pending], event: MemoryDraft, at: datetime, speaker: str
+    ) -> None:
+        reason = f"plan '{plan.value}' carried out"
+        fresh = [
+            e for e in produced if e.alive and e.op.kind is OpKind.ADD and e.op.target is None and e.draft
+        ]
+        if fresh and fresh[0].draft is not None:
+            entry, draft = fresh[0], fresh[0].draft
+            start = max(draft.valid_from or at, plan.valid_from)
+            self.ledger.revise(
+                entry,
+                kind=OpKind.SUPERSEDE,
+                target=plan.id,
+                draft=replace(draft, valid_from=start),
+                reason=f"{reason}; {entry.op.reason}",
+                candidates=(plan.id,),
+            )
+            return
+        start = max(event.valid_from or at, plan.valid_from)
+        closing = replace(event, slot=None, value=None, valid_from=start, tags=(*event.tags, "plan-done"))
+        self.ledger.propose(_supersede(plan.id, closing, reason, (plan.id,)), at, speaker)
+
+
+def _delete(target: str, reason: str, candidates: tuple[str, ...]) -> Operation:
+    return Operation(OpKind.DELETE, reason, None, target, candidates)
+
+
+def _update(target: str, draft: MemoryDraft, reason: str, candidates: tuple[str, ...]) -> Operation:
+    return Operation(OpKind.UPDATE, reason, draft, target, candidates)
+
+
+def _supersede(target: str, draft: MemoryDraft, reason: str, candidates: tuple[str, ...]) -> Operation:
+    return Operation(OpKind.SUPERSEDE, reason, draft, target, candidates)
