@@ -25,6 +25,7 @@ from _server_support import ADMIN_KEY, bearer
 from memscribe.server import KeyStore, ServerSettings, create_app
 
 EXAMPLES_PER_OPERATION = 25
+schemathesis.serializer.alias("application/x-ndjson", "text/plain")  # the import body is plain text lines
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
 
 
