@@ -8,13 +8,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-pytest.importorskip("fastapi")
-pytest.importorskip("mcp")
+from _server_support import bearer
 from fastapi.testclient import TestClient
 from mcp import Client
 
-from _server_support import bearer
 from memscribe import Memory
 from memscribe.mcp import McpScope, build_server
 from memscribe.server import KeyStore, ServerSettings, create_app
@@ -38,7 +35,9 @@ def world(tmp_path: Path) -> Iterator[tuple[TestClient, dict[str, dict[str, str]
         for owner in OWNERS:
             tenant, user = owner
             body = {"messages": f"shared phrase and {word(owner)}", "user_id": user}
-            ids[owner] = client.post("/v1/memories", json=body, headers=headers[tenant]).json()["results"][0]["id"]
+            ids[owner] = client.post("/v1/memories", json=body, headers=headers[tenant]).json()["results"][0][
+                "id"
+            ]
         yield client, headers, ids
 
 
@@ -46,12 +45,16 @@ def others(owner: Owner) -> list[Owner]:
     return [o for o in OWNERS if o != owner]
 
 
-def test_reads_stay_in_their_partition(world: tuple[TestClient, dict[str, dict[str, str]], dict[Owner, str]]) -> None:
+def test_reads_stay_in_their_partition(
+    world: tuple[TestClient, dict[str, dict[str, str]], dict[Owner, str]],
+) -> None:
     client, headers, ids = world
     for owner in OWNERS:
         tenant, user = owner
         h = headers[tenant]
-        hits = client.post("/v1/memories/search", json={"query": "shared phrase", "user_id": user}, headers=h).text
+        hits = client.post(
+            "/v1/memories/search", json={"query": "shared phrase", "user_id": user}, headers=h
+        ).text
         listed = client.get("/v1/memories", params={"user_id": user, "include_history": True}, headers=h).text
         exported = client.get("/v1/export", params={"user_id": user}, headers=h).text
         mem0 = client.post("/v1/memories/search/", json={"query": "shared", "user_id": user}, headers=h).text
@@ -67,7 +70,9 @@ def test_reads_stay_in_their_partition(world: tuple[TestClient, dict[str, dict[s
                     assert client.get(path, headers=h).status_code == 404
 
 
-def test_writes_stay_in_their_partition(world: tuple[TestClient, dict[str, dict[str, str]], dict[Owner, str]]) -> None:
+def test_writes_stay_in_their_partition(
+    world: tuple[TestClient, dict[str, dict[str, str]], dict[Owner, str]],
+) -> None:
     client, headers, ids = world
     h0 = headers["t0"]
     victim = ids[("t1", "u0")]
@@ -78,13 +83,18 @@ def test_writes_stay_in_their_partition(world: tuple[TestClient, dict[str, dict[
     forgot = client.post("/v1/forget", json={"query_or_id": victim, "user_id": "u0"}, headers=h0).json()
     assert forgot["results"] == []
     sibling = ids[("t0", "u1")]
-    assert client.put(f"/v1/memories/{sibling}", json={"text": "x", "user_id": "u0"}, headers=h0).status_code == 404
+    assert (
+        client.put(f"/v1/memories/{sibling}", json={"text": "x", "user_id": "u0"}, headers=h0).status_code
+        == 404
+    )
 
     purged = client.post("/v1/purge", json={"user_id": "u0"}, headers=h0).json()
     assert purged["memories"] == 1 and purged["verified"] is True
     for owner in OWNERS:
         tenant, user = owner
-        current = client.get("/v1/memories", params={"user_id": user}, headers=headers[tenant]).json()["results"]
+        current = client.get("/v1/memories", params={"user_id": user}, headers=headers[tenant]).json()[
+            "results"
+        ]
         expected = [] if owner == ("t0", "u0") else [f"shared phrase and {word(owner)}"]
         assert [m["memory"] for m in current] == expected
     stats = client.get("/v1/stats", params={"user_id": "u0"}, headers=headers["t1"]).json()
@@ -96,7 +106,10 @@ async def test_mcp_servers_stay_in_their_scope(tmp_path: Path) -> None:
     path = tmp_path / "store.db"
     memories = {t: Memory(path, embedder="hash", tenant=t) for t in TENANTS}
     try:
-        ids = {o: memories[o[0]].add(f"shared phrase and {word(o)}", user_id=o[1])["results"][0]["id"] for o in OWNERS}
+        ids = {
+            o: memories[o[0]].add(f"shared phrase and {word(o)}", user_id=o[1])["results"][0]["id"]
+            for o in OWNERS
+        }
         for owner in OWNERS:
             tenant, user = owner
             async with Client(build_server(memories[tenant], McpScope(user))) as client:

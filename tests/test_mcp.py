@@ -7,12 +7,10 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-
-pytest.importorskip("mcp")
+from _server_support import SECRET, child_env, serve
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from _server_support import SECRET, child_env, serve
 from memscribe import Memory
 from memscribe.mcp import McpScope, build_server
 from memscribe.mcp.framing import HEADER

@@ -9,18 +9,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-pytest.importorskip("fastapi")
+from _server_support import ADMIN_KEY, SECRET, bearer
 from fastapi.testclient import TestClient
 
-from _server_support import ADMIN_KEY, SECRET, bearer
 from memscribe.errors import ConfigError
 from memscribe.server import KeyStore, ServerSettings, create_app
 
 
 @pytest.fixture
 def settings(tmp_path: Path) -> ServerSettings:
-    return ServerSettings(store_path=tmp_path / "store.db", embedder="hash", admin_key=ADMIN_KEY, max_body_bytes=64_000)
+    return ServerSettings(
+        store_path=tmp_path / "store.db", embedder="hash", admin_key=ADMIN_KEY, max_body_bytes=64_000
+    )
 
 
 @pytest.fixture
@@ -136,7 +136,9 @@ def test_memory_lifecycle(client: TestClient, h: dict[str, str]) -> None:
     hits = client.post("/v1/memories/search", json={"query": "Lisbon", "user_id": "u1"}, headers=h).json()
     assert [x["id"] for x in hits["results"]] == [mid] and hits["results"][0]["score"] > 0
     filtered = client.post(
-        "/v1/memories/search", json={"query": "Lisbon", "user_id": "u1", "filters": {"project": "p2"}}, headers=h
+        "/v1/memories/search",
+        json={"query": "Lisbon", "user_id": "u1", "filters": {"project": "p2"}},
+        headers=h,
     )
     assert filtered.json()["results"] == []
     upd = client.put(f"/v1/memories/{mid}", json={"text": "I live in Porto"}, headers=h)
@@ -148,7 +150,9 @@ def test_memory_lifecycle(client: TestClient, h: dict[str, str]) -> None:
     deleted = client.delete(f"/v1/memories/{mid}", headers=h)
     assert deleted.status_code == 200 and deleted.json()["results"][0]["event"] == "DELETE"
     assert client.get("/v1/memories", params={"user_id": "u1"}, headers=h).json()["results"] == []
-    everything = client.get("/v1/memories", params={"user_id": "u1", "include_history": True}, headers=h).json()
+    everything = client.get(
+        "/v1/memories", params={"user_id": "u1", "include_history": True}, headers=h
+    ).json()
     assert len(everything["results"]) >= 2
 
 
@@ -182,7 +186,9 @@ def test_forget_purge_stats_export_import(client: TestClient, h: dict[str, str],
 
     restored = ServerSettings(store_path=tmp_path / "restored" / "store.db", embedder="hash")
     with TestClient(create_app(restored), raise_server_exceptions=False) as other_client:
-        check_import_and_purge(other_client, bearer(KeyStore(restored.resolved_keys_path).create("acme").token), lines)
+        check_import_and_purge(
+            other_client, bearer(KeyStore(restored.resolved_keys_path).create("acme").token), lines
+        )
 
 
 def check_import_and_purge(client: TestClient, h: dict[str, str], lines: list[str]) -> None:
@@ -195,7 +201,9 @@ def check_import_and_purge(client: TestClient, h: dict[str, str], lines: list[st
     assert again.json()["memories"] == 0 and again.json()["skipped"] > 0
     assert client.get("/v1/stats", params={"user_id": "u1"}, headers=h).json()["current"] == 2
     assert_error(client.post("/v1/import", content=b"{not json\n", headers=ndjson), 422, "invalid_input")
-    wrong_type = client.post("/v1/import", content=b"<xml/>", headers={**h, "content-type": "application/xml"})
+    wrong_type = client.post(
+        "/v1/import", content=b"<xml/>", headers={**h, "content-type": "application/xml"}
+    )
     assert_error(wrong_type, 415)
 
     purged = client.post("/v1/purge", json={"user_id": "u1"}, headers=h).json()
@@ -203,15 +211,22 @@ def check_import_and_purge(client: TestClient, h: dict[str, str], lines: list[st
     assert client.get("/v1/stats", params={"user_id": "u1"}, headers=h).json()["current"] == 0
 
 
-@pytest.mark.xfail(strict=True, reason="engine: journal ids are unique store-wide, so importing an export into "
-                   "another tenant of the same store hits a UNIQUE constraint (StoreError)")  # fmt: skip
+SAME_STORE_IMPORT = (
+    "engine: memory and journal ids are unique store-wide, so importing an export into another tenant "
+    "(or user) of the same store hits a UNIQUE constraint (StoreError)"
+)
+
+
+@pytest.mark.xfail(strict=True, reason=SAME_STORE_IMPORT)
 def test_import_into_another_tenant_of_the_same_store(
     client: TestClient, h: dict[str, str], settings: ServerSettings
 ) -> None:
     add(client, h, "a fact to copy")
     lines = client.get("/v1/export", params={"user_id": "u1"}, headers=h).text
     other = bearer(KeyStore(settings.resolved_keys_path).create("other").token)
-    r = client.post("/v1/import", content=lines.encode(), headers={**other, "content-type": "application/x-ndjson"})
+    r = client.post(
+        "/v1/import", content=lines.encode(), headers={**other, "content-type": "application/x-ndjson"}
+    )
     assert r.status_code == 200, r.text
 
 
@@ -219,26 +234,39 @@ def test_import_into_another_tenant_of_the_same_store(
 
 
 def test_mem0_routes(client: TestClient, h: dict[str, str]) -> None:
-    body = {"messages": [{"role": "user", "content": "I am allergic to peanuts"}], "user_id": "alex",
-            "agent_id": "helper", "run_id": "r1", "metadata": {"k": "v"}, "infer": False, "version": "v2"}  # fmt: skip
+    body = {
+        "messages": [{"role": "user", "content": "I am allergic to peanuts"}], "user_id": "alex",
+        "agent_id": "helper", "run_id": "r1", "metadata": {"k": "v"}, "infer": False, "version": "v2",
+    }  # fmt: skip
     r = client.post("/v1/memories/", json=body, headers=h)
     assert r.status_code == 200, r.text
     mid = first_id(r.json())
     listed = client.get("/v1/memories/", params={"user_id": "alex"}, headers=h).json()["results"]
     assert [m["id"] for m in listed] == [mid] and listed[0]["session_id"] == "r1"
-    assert client.get("/v1/memories/", params={"user_id": "alex", "run_id": "other"}, headers=h).json()["results"] == []
-    found = client.post("/v1/memories/search/", json={"query": "peanuts", "filters": {"user_id": "alex"}, "top_k": 3},
-                        headers=h).json()["results"]  # fmt: skip
+    assert (
+        client.get("/v1/memories/", params={"user_id": "alex", "run_id": "other"}, headers=h).json()[
+            "results"
+        ]
+        == []
+    )
+    query = {"query": "peanuts", "filters": {"user_id": "alex"}, "top_k": 3}
+    found = client.post("/v1/memories/search/", json=query, headers=h).json()["results"]
     assert [m["id"] for m in found] == [mid]
-    found = client.post("/v1/memories/search/", json={"query": "peanuts", "user_id": "alex", "limit": 1}, headers=h)
+    found = client.post(
+        "/v1/memories/search/", json={"query": "peanuts", "user_id": "alex", "limit": 1}, headers=h
+    )
     assert len(found.json()["results"]) == 1
     assert client.get(f"/v1/memories/{mid}/", headers=h).json()["memory"] == "I am allergic to peanuts"
-    upd = client.put(f"/v1/memories/{mid}/", json={"text": "I am allergic to peanuts and shellfish"}, headers=h)
+    upd = client.put(
+        f"/v1/memories/{mid}/", json={"text": "I am allergic to peanuts and shellfish"}, headers=h
+    )
     assert upd.status_code == 200 and upd.json()["message"] == "Memory updated successfully!"
     history = client.get(f"/v1/memories/{mid}/history/", headers=h).json()
     assert [e["event"] for e in history] == ["ADD", "UPDATE"]
     assert history[1]["old_memory"] == "I am allergic to peanuts"
-    assert client.delete(f"/v1/memories/{mid}/", headers=h).json()["message"] == "Memory deleted successfully!"
+    assert (
+        client.delete(f"/v1/memories/{mid}/", headers=h).json()["message"] == "Memory deleted successfully!"
+    )
     assert client.get(f"/v1/memories/{mid}/history/", headers=h).json()[-1]["event"] == "DELETE"
     add(client, h, "something else to purge", user="alex")
     purged = client.delete("/v1/memories/", params={"user_id": "alex"}, headers=h).json()
@@ -257,7 +285,12 @@ def test_mem0_routes(client: TestClient, h: dict[str, str]) -> None:
         ("post", "/v1/memories", {"messages": 5, "user_id": "u"}, "body.messages"),
         ("post", "/v1/memories/search", {"query": "x", "user_id": "u", "limit": 0}, "body.limit"),
         ("post", "/v1/memories/search", {"query": "", "user_id": "u"}, "body.query"),
-        ("post", "/v1/memories/search", {"query": "x", "user_id": "u", "filters": {"nope": 1}}, "body.filters"),
+        (
+            "post",
+            "/v1/memories/search",
+            {"query": "x", "user_id": "u", "filters": {"nope": 1}},
+            "body.filters",
+        ),
         ("put", "/v1/memories/abc", {"text": ""}, "body.text"),
     ],
 )
@@ -273,12 +306,16 @@ def test_bad_query_params_and_json(client: TestClient, h: dict[str, str]) -> Non
     assert_error(client.get("/v1/memories", params={"user_id": "u", "offset": -1}, headers=h), 422)
     assert_error(client.get("/v1/memories", headers=h), 422)
     # A blank scope is the engine's ScopeError, as through the SDK.
-    assert_error(client.post("/v1/memories", json={"messages": "x", "user_id": " "}, headers=h), 400, "scope_error")
+    assert_error(
+        client.post("/v1/memories", json={"messages": "x", "user_id": " "}, headers=h), 400, "scope_error"
+    )
     assert_error(client.get("/v1/memories", params={"user_id": "a\x00b"}, headers=h), 400, "scope_error")
     assert_error(client.get("/v1/export", params={"user_id": "  "}, headers=h), 400, "scope_error")
     r = client.post("/v1/memories", content=b"{oops", headers={**h, "content-type": "application/json"})
     assert_error(r, 422)
-    engine_refusal = client.post("/v1/memories", json={"messages": [{"content": ""}], "user_id": "u"}, headers=h)
+    engine_refusal = client.post(
+        "/v1/memories", json={"messages": [{"content": ""}], "user_id": "u"}, headers=h
+    )
     assert_error(engine_refusal, 422, "invalid_input")
 
 
@@ -292,7 +329,9 @@ def test_body_over_the_limit_is_413(client: TestClient, h: dict[str, str]) -> No
             yield b"y" * 10_000
         yield b'", "user_id": "u1"}'
 
-    streamed = client.post("/v1/memories", content=chunks(), headers={**h, "content-type": "application/json"})
+    streamed = client.post(
+        "/v1/memories", content=chunks(), headers={**h, "content-type": "application/json"}
+    )
     assert_error(streamed, 413, "payload_too_large")
     assert client.get("/v1/stats", params={"user_id": "u1"}, headers=h).json()["episodes"] == 0
 
@@ -310,7 +349,9 @@ def test_pagination_walks_every_memory_once(client: TestClient, h: dict[str, str
     offset: int | None = 0
     pages = 0
     while offset is not None:
-        page = client.get("/v1/memories", params={"user_id": "u1", "limit": 10, "offset": offset}, headers=h).json()
+        page = client.get(
+            "/v1/memories", params={"user_id": "u1", "limit": 10, "offset": offset}, headers=h
+        ).json()
         assert page["limit"] == 10 and page["offset"] == offset
         seen += [m["id"] for m in page["results"]]
         offset = page["next_offset"]
@@ -326,7 +367,9 @@ def test_pagination_walks_every_memory_once(client: TestClient, h: dict[str, str
 def test_cors_off_by_default_and_on_when_configured(tmp_path: Path, client: TestClient) -> None:
     origin = {"Origin": "http://example.test", "Access-Control-Request-Method": "GET"}
     assert "access-control-allow-origin" not in client.options("/healthz", headers=origin).headers
-    cors = ServerSettings(store_path=tmp_path / "c.db", embedder="hash", cors_origins=("http://example.test",))
+    cors = ServerSettings(
+        store_path=tmp_path / "c.db", embedder="hash", cors_origins=("http://example.test",)
+    )
     with TestClient(create_app(cors)) as c:
         r = c.options("/v1/memories", headers=origin)
         assert r.headers["access-control-allow-origin"] == "http://example.test"

@@ -10,12 +10,10 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
-pytest.importorskip("fastapi")
 import httpx
-
+import pytest
 from _server_support import ADMIN_KEY, SECRET, Served, bearer, child_env, serve
+
 from memscribe.client import AsyncMemoryClient, AuthenticationError, MemoryClient, ServerUnavailable
 from memscribe.errors import InvalidInput, NotFound, ScopeError
 
@@ -79,7 +77,10 @@ def test_errors_come_back_as_sdk_exceptions(server: Served) -> None:
             client.add("hello", user_id="  ")
         with pytest.raises(InvalidInput):
             client.import_(["{broken"])
-    with MemoryClient(server.url, "msk_0000000000000000_" + "x" * 43) as stranger, pytest.raises(AuthenticationError) as info:
+    with (
+        MemoryClient(server.url, "msk_0000000000000000_" + "x" * 43) as stranger,
+        pytest.raises(AuthenticationError) as info,
+    ):
         stranger.list(user_id="sam")
     assert info.value.status == 401
     with MemoryClient("http://127.0.0.1:9", key, timeout=2) as nowhere, pytest.raises(ServerUnavailable):
@@ -90,7 +91,9 @@ def test_revoked_key_through_the_client(server: Served) -> None:
     key = admin_key(server, "gamma")
     with MemoryClient(server.url, key) as client:
         client.add("a fact", user_id="u")
-        httpx.delete(f"{server.url}/v1/admin/keys/{key.split('_')[1]}", headers=bearer(ADMIN_KEY)).raise_for_status()
+        httpx.delete(
+            f"{server.url}/v1/admin/keys/{key.split('_')[1]}", headers=bearer(ADMIN_KEY)
+        ).raise_for_status()
         with pytest.raises(AuthenticationError) as info:
             client.list(user_id="u")
         assert info.value.status == 403

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from memscribe.core.ids import new_id
 from memscribe.core.records import Episode, MemoryDraft, MemoryRecord, Operation, OpKind, Scope
-from memscribe.errors import StoreError, WriteConflict
+from memscribe.errors import StoreError
 from memscribe.read.fuse import fuse_rrf
 from memscribe.stores.memory import InMemoryStore
 from memscribe.stores.ports import Changeset, RecordFilter, Store
@@ -141,9 +141,6 @@ def _stored_fact(store: Store) -> MemoryRecord:
     return fact
 
 
-@pytest.mark.xfail(
-    strict=True, raises=WriteConflict, reason="plan_changes retires a version it inserts itself"
-)
 def test_two_updates_of_one_memory_in_one_episode(open_store: Callable[[], Store]) -> None:
     store = open_store()
     fact = _stored_fact(store)
@@ -152,18 +149,23 @@ def test_two_updates_of_one_memory_in_one_episode(open_store: Callable[[], Store
     ops = [Operation(OpKind.UPDATE, "refined", draft=MemoryDraft(text), target=fact.id)
            for text in ("likes green tea", "likes black tea")]  # fmt: skip
     assert _apply_plan(store, episode, ops, at(1))
+    assert [v.text for v in store.versions(P, fact.id)] == ["likes tea", "likes green tea", "likes black tea"]
+    current = store.get(P, fact.id)
+    assert current is not None and current.text == "likes black tea"
+    _check_versions(store)
 
 
-@pytest.mark.xfail(
-    strict=True, raises=StoreError, reason="plan_changes lets a history ADD end before it starts"
-)
-def test_history_add_that_is_not_older(open_store: Callable[[], Store]) -> None:
+def test_history_add_that_is_not_older_is_rejected_and_journaled(open_store: Callable[[], Store]) -> None:
     store = open_store()
     fact = _stored_fact(store)
     episode = make_episode(SCOPE, "I like coffee", when=at(1))
     store.put_episode(episode)
     ops = [Operation(OpKind.ADD, "older statement", draft=MemoryDraft("likes coffee"), target=fact.id)]
     assert _apply_plan(store, episode, ops, at(1))
+    assert [r.text for r in store.query(P, RecordFilter(include_history=True))] == ["likes tea"]
+    (entry,) = store.journal(P, episode_id=episode.id)
+    assert not entry.accepted and "older" in entry.reason
+    _check_versions(store)
 
 
 _rankings = st.lists(

@@ -7,8 +7,9 @@
   precomputed query vector (the same read path; the embedder answers from a table). Memories are inserted
   straight through the store in large changesets: real embeddings of generated sentences up to
   ``--real-max``, beyond that synthetic unit vectors jittered around real embeddings (the report says which).
-  Also: the cold first search (builds the ANN index from SQLite), the first search after a reopen (loads the
-  saved index), the resident memory the index adds, and the sizes of the database and index files.
+  Also: the p50 of each store call in a search (vector, keyword, fetching the records), the cold first search
+  (builds the ANN index from SQLite), and, in a fresh process, the first search after a reopen (loads the
+  saved index) with the resident memory it adds; and the sizes of the database and index files.
 - **weight**: the size of site-packages and of the base install's own distributions.
 
 Each size runs in a fresh process so its memory figures start from a clean baseline.
@@ -19,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
@@ -34,7 +36,7 @@ from typing import Any
 import click
 
 from memscribe.bench import speed_data
-from memscribe.bench.speed_probe import PrecomputedQueries, percentile, rss_mb, venv_size
+from memscribe.bench.speed_probe import PrecomputedQueries, percentile, rss_mb, stage_timings, venv_size
 
 __all__ = ["SpeedParams", "command", "run_speed"]
 
@@ -149,15 +151,15 @@ def measure_search(n: int, p: SpeedParams, workdir: str) -> dict[str, Any]:
     from memscribe.providers.registry import make_embedder
     from memscribe.stores.sqlite import SQLiteStore
 
-    log = _stderr_log
-    path = Path(tempfile.mkdtemp(prefix=f"speed-{n}-", dir=workdir)) / "memscribe.db"
+    (Path(workdir) / "stores").mkdir(exist_ok=True)
+    path = Path(tempfile.mkdtemp(prefix=f"speed-{n}-", dir=Path(workdir) / "stores")) / "memscribe.db"
     embedder = make_embedder(p.embedder)
     queries = speed_data.questions(p.queries, seed=p.seed + 1)
     wrapped = PrecomputedQueries(embedder, queries)
     store = SQLiteStore(path)
-    row: dict[str, Any] = {"n": n, **_insert(store, embedder, n, p, log)}
+    row: dict[str, Any] = {"n": n, "path": str(path), **_insert(store, embedder, n, p, _stderr_log)}
     memory = Memory(store=store, embedder=wrapped, writer="raw")
-    rss_before, started = rss_mb(), time.perf_counter()
+    started = time.perf_counter()
     memory.search(queries[0], user_id=USER)  # cold: the ANN index is built from SQLite here
     row["first_search_ms"] = round((time.perf_counter() - started) * 1000, 1)
     _timed_searches(memory, queries)  # warm SQLite's page cache equally for both passes below
@@ -166,22 +168,37 @@ def measure_search(n: int, p: SpeedParams, workdir: str) -> dict[str, Any]:
     wrapped.precomputed = True
     row |= _summary("search_no_embed", _timed_searches(memory, queries))
     row |= _summary("embed_only", [wrapped.time_model(q) for q in queries[:50]])
-    rss_after = rss_mb()
-    row["index_rss_mb"] = round(rss_after - rss_before, 1) if rss_before and rss_after else None
+    row |= stage_timings(store, wrapped, queries, USER)
     memory.close()  # saves the index beside the database
-    row["db_mb"] = round(
-        sum(f.stat().st_size for f in path.parent.glob("memscribe.db*") if f.is_file()) / 2**20, 1
-    )
+    files = [f for f in path.parent.glob("memscribe.db*") if f.is_file()]
+    row["db_mb"] = round(sum(f.stat().st_size for f in files) / 2**20, 1)
     row["index_file_mb"] = round(sum(f.stat().st_size for f in store.vectors.files()) / 2**20, 1)
-    reopened = Memory(store=SQLiteStore(path), embedder=wrapped, writer="raw")
-    started = time.perf_counter()
-    reopened.search(queries[1], user_id=USER)
-    row["reopen_first_search_ms"] = round((time.perf_counter() - started) * 1000, 1)
-    reopened.close()
-    log(
-        f"  n={n}: search p50 {row['search_p50_ms']} ms, without embedding {row['search_no_embed_p50_ms']} ms"
-    )
     return row
+
+
+def measure_reopen(path: str, p: SpeedParams) -> dict[str, Any]:
+    """In a fresh process: the first search on a reopened store (loads the saved index) and the resident
+    memory that opening the store and loading its index adds (modules and model are loaded beforehand)."""
+    from memscribe.engine.memory import Memory
+    from memscribe.providers.registry import make_embedder
+    from memscribe.stores.sqlite import SQLiteStore
+
+    queries = speed_data.questions(2, seed=p.seed + 1)
+    wrapped = PrecomputedQueries(make_embedder(p.embedder), queries)
+    before = rss_mb()
+    memory = Memory(store=SQLiteStore(path), embedder=wrapped, writer="raw")
+    started = time.perf_counter()
+    memory.search(queries[1], user_id=USER)
+    elapsed = (time.perf_counter() - started) * 1000
+    after = rss_mb()
+    memory.close()
+    rss = round(after - before, 1) if before is not None and after is not None else None
+    return {"reopen_first_search_ms": round(elapsed, 1), "index_rss_mb": rss}
+
+
+def _in_fresh_process(fn: Callable[..., dict[str, Any]], *args: Any) -> dict[str, Any]:
+    with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as pool:
+        return pool.submit(fn, *args).result()
 
 
 def _stderr_log(message: str) -> None:
@@ -200,8 +217,12 @@ def run_speed(
         report["search"] = []
         for n in p.sizes:
             log(f"measuring search at {n:,} memories")
-            with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as pool:
-                report["search"].append(pool.submit(measure_search, n, p, tmp).result())
+            row = _in_fresh_process(measure_search, n, p, tmp)
+            row |= _in_fresh_process(measure_reopen, row.pop("path"), p)
+            p50, bare = row["search_p50_ms"], row["search_no_embed_p50_ms"]
+            log(f"  n={n}: search p50 {p50} ms, {bare} ms without query embedding")
+            report["search"].append(row)
+            shutil.rmtree(Path(tmp) / "stores", ignore_errors=True)
     report["weight"] = venv_size()
     return report
 

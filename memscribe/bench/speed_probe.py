@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from memscribe.providers.ports import Embedder, Vectors
     from memscribe.stores.ports import Changeset
 
-__all__ = ["PrecomputedQueries", "make_records", "percentile", "rss_mb", "venv_size"]
+__all__ = ["PrecomputedQueries", "make_records", "percentile", "rss_mb", "stage_timings", "venv_size"]
 
 
 def percentile(values: Sequence[float], pct: float) -> float:
@@ -109,6 +109,29 @@ def make_records(texts: Sequence[str], vectors: Vectors, model_id: str, user_id:
         for i, text in enumerate(texts)
     )
     return Changeset(partition=scope.partition, episode_id=None, insert=records, vectors=vectors)
+
+
+def stage_timings(
+    store: Any, wrapped: PrecomputedQueries, queries: Sequence[str], user_id: str
+) -> dict[str, float]:
+    """p50 of each store call one search makes, so a slow stage shows up by name."""
+    from memscribe.core.text import keyword_terms
+    from memscribe.stores.ports import RecordFilter
+
+    partition, flt = ("default", user_id), RecordFilter(now=datetime.now(UTC))
+    timings: dict[str, list[float]] = {"vector": [], "keyword": [], "fetch": []}
+    for query in queries:
+        vector = wrapped.embed([query])[0]
+        started = time.perf_counter()
+        hits = store.vector_search(partition, vector, wrapped.model_id, flt, 30)
+        timings["vector"].append((time.perf_counter() - started) * 1000)
+        started = time.perf_counter()
+        store.keyword_search(partition, keyword_terms(query), flt, 30)
+        timings["keyword"].append((time.perf_counter() - started) * 1000)
+        started = time.perf_counter()
+        store.by_version_ids(partition, [vid for vid, _ in hits[:10]])
+        timings["fetch"].append((time.perf_counter() - started) * 1000)
+    return {f"stage_{name}_p50_ms": round(percentile(values, 50), 2) for name, values in timings.items()}
 
 
 def _dir_bytes(path: Path) -> int:

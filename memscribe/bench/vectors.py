@@ -29,7 +29,7 @@ import tempfile
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, fields, replace
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
@@ -449,32 +449,18 @@ def main(argv: Sequence[str] | None = None) -> None:
     """Command line: run the benchmark, print a table and write the JSON report."""
     parser = argparse.ArgumentParser(prog="python -m memscribe.bench.vectors", description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
-    parser.add_argument("--dim", type=int, default=384)
     parser.add_argument("--candidates", nargs="+", default=list(CANDIDATES), choices=CANDIDATES)
-    parser.add_argument("--data", choices=("random", "clustered", "text"), default="random")
-    parser.add_argument("--queries", type=int, default=200)
-    parser.add_argument("--k", type=int, default=40)
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--connectivity", type=int, default=16)
-    parser.add_argument("--expansion-add", type=int, default=128)
-    parser.add_argument("--expansion-search", type=int, default=64)
     parser.add_argument("--json", default=".bench/vectors.json", help="where to write the report")
+    for field in fields(Params):  # every benchmark setting is also a flag: --expansion-search 128, ...
+        choices = ("random", "clustered", "text") if field.name == "data" else None
+        flag = f"--{field.name.replace('_', '-')}"
+        parser.add_argument(flag, type=type(field.default), default=field.default, choices=choices)
     args = parser.parse_args(argv)
-    p = Params(
-        dim=args.dim,
-        k=args.k,
-        queries=args.queries,
-        data=args.data,
-        threads=args.threads,
-        connectivity=args.connectivity,
-        expansion_add=args.expansion_add,
-        expansion_search=args.expansion_search,
-    )
+    p = Params(**{field.name: getattr(args, field.name) for field in fields(Params)})
     header = [f"{'candidate':<12}", f"{'n':>8}"] + [f"{c:>9}" for c in (*_COLUMNS[2:], "recall@10", f"recall@{p.k}")]
     print(" ".join(header), flush=True)
-    cache = str(Path(args.json).parent)
-    report = run(args.sizes, args.dim, candidates=args.candidates, params=p, text_cache=cache, progress=True)
     out = Path(args.json)
+    report = run(args.sizes, p.dim, candidates=args.candidates, params=p, text_cache=str(out.parent), progress=True)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2))
     print(f"wrote {out}")

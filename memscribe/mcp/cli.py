@@ -17,14 +17,20 @@ ENV_VARS = {
 
 
 @click.command("mcp")
-@click.option("--stdio", "transport", flag_value="stdio", default=True, help="Serve over stdin/stdout (default).")
+@click.option(
+    "--stdio", "transport", flag_value="stdio", default=True, help="Serve over stdin/stdout (default)."
+)
 @click.option("--http", "transport", flag_value="http", help="Serve streamable HTTP on a loopback address.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address for --http (loopback only).")
 @click.option("--port", default=DEFAULT_MCP_PORT, show_default=True, type=click.IntRange(0, 65535))
-@click.option("--user", "-u", "user", envvar="MEMSCRIBE_USER", default=None, help="User [env MEMSCRIBE_USER].")
+@click.option(
+    "--user", "-u", "user", envvar="MEMSCRIBE_USER", default=None, help="User [env MEMSCRIBE_USER]."
+)
 @click.option("--project", envvar="MEMSCRIBE_PROJECT", default=None, help="Project [env MEMSCRIBE_PROJECT].")
 @click.pass_context
-def mcp(ctx: click.Context, transport: str, host: str, port: int, user: str | None, project: str | None) -> None:
+def mcp(
+    ctx: click.Context, transport: str, host: str, port: int, user: str | None, project: str | None
+) -> None:
     """Serve memory tools to MCP clients (Claude Code, Codex, Cursor, ...)."""
     from memscribe.engine.memory import Memory
     from memscribe.mcp.server import McpScope, build_server

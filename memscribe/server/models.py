@@ -25,10 +25,10 @@ __all__ = [
     "OptionalId",
     "PurgeResponse",
     "ScopeId",
-    "Timestamp",
     "SearchRequest",
     "SearchResponse",
     "StatsResponse",
+    "Timestamp",
     "UpdateRequest",
     "WhyResponse",
 ]

@@ -244,7 +244,7 @@ class InMemoryStore:
     def versions(self, partition: Partition, memory_id: str) -> list[MemoryRecord]:
         with self._lock:
             rows = [r for r in self._rows(partition) if r.record.id == memory_id]
-        return [r.record for r in rows]
+        return [r.record for r in sorted(rows, key=lambda r: (r.record.version, r.seq))]
 
     def by_version_ids(self, partition: Partition, version_ids: Sequence[str]) -> list[MemoryRecord]:
         with self._lock:

@@ -69,9 +69,12 @@ def _violation(op: Operation, current: dict[str, MemoryRecord], episode: Episode
         vf, vt = op.draft.valid_from or episode.timestamp, op.draft.valid_to
         if vt is not None and vt < vf:
             return "valid_to is before valid_from"
-    if op.kind == OpKind.ADD:
-        return None
     target = current.get(op.target or "")
+    if op.kind == OpKind.ADD:
+        if op.target and target is not None and op.draft is not None:
+            if (op.draft.valid_from or episode.timestamp) >= target.valid_from:
+                return "a history entry must be older than the memory that superseded it"
+        return None
     if target is None:
         return f"target {op.target!r} is not a current memory of this user"
     if op.kind in (OpKind.UPDATE, OpKind.SUPERSEDE):
@@ -117,7 +120,7 @@ def _apply(
         plan.results.append(_result(record, "ADD"))
         return
     assert target is not None
-    plan.retire.append((target.version_id, now))
+    _retire(plan, target, now)
     if op.kind == OpKind.UPDATE:
         assert op.draft is not None
         draft = op.draft if op.draft.valid_from else replace(op.draft, valid_from=target.valid_from)
@@ -207,6 +210,15 @@ def _successor(
         valid_to=end,
         superseded_by=by or target.superseded_by,
     )
+
+
+def _retire(plan: Plan, target: MemoryRecord, now: datetime) -> None:
+    """Close ``target``'s current version; one written earlier in this plan is closed before it lands."""
+    for i, pending in enumerate(plan.insert):
+        if pending.version_id == target.version_id:
+            plan.insert[i] = replace(pending, retired_at=now)
+            return
+    plan.retire.append((target.version_id, now))
 
 
 def _insert(plan: Plan, record: MemoryRecord, reuse: MemoryRecord | None = None) -> None:

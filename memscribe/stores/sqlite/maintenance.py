@@ -101,13 +101,16 @@ def _needles(conn: sqlite3.Connection, partition: Partition) -> set[bytes]:
 
 
 def _held_elsewhere(conn: sqlite3.Connection, needles: set[bytes]) -> set[bytes]:
-    """Needles another partition holds too (the same fact, the same words): finding their bytes after the
-    purge proves nothing about it. Runs after the partition's rows are gone, so every row left is another's."""
+    """Needles another partition holds too, such as the same fact told by two users: finding their bytes
+    after the purge proves nothing. Runs once the partition's rows are gone, so every row left is another's."""
+    held: set[bytes] = set()
     if not needles:
-        return set()
-    held = {t for (text,) in conn.execute("SELECT text FROM memories") if (t := text.encode("utf-8")) in needles}
+        return held
+    for (text,) in conn.execute("SELECT text FROM memories"):
+        if (blob := text.encode("utf-8")) in needles:
+            held.add(blob)
     for (messages,) in conn.execute("SELECT messages FROM episodes"):
-        held.update(c for m in json.loads(messages) if (c := (m.get("content") or "").encode("utf-8")) in needles)
+        held |= {(m.get("content") or "").encode("utf-8") for m in json.loads(messages)} & needles
     return held
 
 

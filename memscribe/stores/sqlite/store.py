@@ -211,7 +211,8 @@ class SQLiteStore:
                 copied = conn.execute(
                     "INSERT INTO vectors (rowid, tenant, user_id, model, dim, vector) "
                     "SELECT ?, v.tenant, v.user_id, v.model, v.dim, v.vector FROM vectors v "
-                    "JOIN memories m ON m.rowid = v.rowid WHERE m.version_id = ? AND m.tenant = ? AND m.user_id = ?",
+                    "JOIN memories m ON m.rowid = v.rowid "
+                    "WHERE m.version_id = ? AND m.tenant = ? AND m.user_id = ?",
                     (rowid, source, *changes.partition),
                 ).rowcount
                 if not copied:  # never borrow another partition's vector, never leave a version without one

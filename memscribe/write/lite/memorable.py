@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from memscribe.core.redact import REDACTED
 from memscribe.core.text import STOPWORDS
 from memscribe.write.lite.lazy import lazy
 from memscribe.write.lite.lexicon import NOT_NAMES, words
@@ -19,7 +20,7 @@ _PREAMBLE = lazy(
     r"\s*[,!.:-]+\s*"
     r"|(?:well|oh|ah|aw+|wow|omg|so|also|anyway|anyways|btw|by the way|fyi|just so you know|for the record"
     r"|yeah|yes|yep|no|ok|okay|haha+|lol|hmm+|um+|honestly|guess what|fun fact|oh yeah|oh and|and|plus|but"
-    r"|oh wow|oh man|man|dude|wait|oops|whoa)\b\s*[,!.:-]*\s+"
+    r"|oh wow|oh man|man|dude|wait|oops|whoa|update|quick update|news|big news)\b\s*[,!.:-]*\s+"
     r"|(?:please\s+)?(?:remember|note|keep in mind|make a note|don't forget)(?:\s+that)?\s*[:,]?\s+(?=\S))",
     re.IGNORECASE,
 )
@@ -110,6 +111,8 @@ def drop_reason(text: str) -> str | None:
     bare = text.strip().strip("!.~ ").strip()
     if not bare:
         return "empty"
+    if REDACTED in bare:
+        return "secret"  # a statement about a redacted credential holds nothing worth recalling
     if bare.endswith("?") or _QUESTION_START.match(bare):
         return "question"
     if _GREETING.match(bare) and len(_WORD.findall(bare)) <= 8:

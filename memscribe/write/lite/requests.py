@@ -32,8 +32,9 @@ _CORRECTIONS = tuple(
         r"^i meant\s+(?P<new>.+?)[.!]*$",
     )
 )
+_OPENER = r"^(?:(?:actually|oh|also|and|so|wait|no|ok|okay|oops|hmm|sorry|on second thought)[\s,!.]+)*"
 _FORGETS = tuple(
-    lazy(p, re.IGNORECASE)
+    lazy(_OPENER + p.removeprefix("^"), re.IGNORECASE)
     for p in (
         r"^(?:(?:please|pls|can you|could you|would you|i want you to|i need you to|i would like you to"
         r"|i'd like you to)\s+)*(?:forget|delete|erase|remove|discard|wipe|purge)\s+(?:about\s+|that\s+"
@@ -48,6 +49,10 @@ _FORGETS = tuple(
         r"^(?:no need to remember|you don'?t need to remember|you can forget)\s+(?:that\s+|about\s+)?"
         r"(?P<topic>.+?)[.!?]*$",
     )
+)
+# "I'm not a fan of sushi" is a negation, not "I'm" corrected from "a fan of sushi".
+_DANGLING = lazy(
+    r"\b(?:am|is|are|was|were|do|does|did|have|has|had|can|could|will|would|should|i'm|it's|that's|i)$", re.I
 )
 _IDIOMS = frozenset({"it", "about it", "it all"})  # "forget it" means "never mind"
 # Topic words that name an attribute directly ("my phone number" is the phone slot).
@@ -87,7 +92,7 @@ def parse_correction(text: str) -> Correction | None:
             groups = match.groupdict()
             new = groups["new"].strip(" ,.!\"'")
             old = (groups.get("old") or "").strip(" ,.!\"'") or None
-            if new and len(new.split()) <= 12:
+            if new and len(new.split()) <= 12 and not _DANGLING.search(new):
                 return Correction(new, old)
     return None
 

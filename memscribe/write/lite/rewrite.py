@@ -8,11 +8,13 @@ become "they", whose verbs need no change. In a two-person chat "you" is the oth
 from __future__ import annotations
 
 import re
+from datetime import date
 
 from memscribe.write.lite.lazy import lazy
-from memscribe.write.lite.lexicon import ADVERBS, IRREGULAR_PAST, MODALS
+from memscribe.write.lite.lexicon import ADVERBS, IRREGULAR_PAST, MODALS, words
+from memscribe.write.lite.timeref import Timing
 
-__all__ = ["conjugate_third", "to_third_person"]
+__all__ = ["conjugate_third", "lead_with_date", "to_third_person"]
 
 _TOKEN = lazy(r"[A-Za-z]+(?:'[a-z]+)?|[^A-Za-z\s]+|\s+")
 _FIRST_FORMS = {
@@ -101,3 +103,30 @@ def to_third_person(text: str, display: str, addressee: str | None = None) -> st
     if _WE.search(out):
         out = f"{display}: {out}"  # "we" is the speaker and others; naming the speaker keeps it anchored
     return out
+
+
+_LOWER_FIRST = words("""my we our the a an it this that there he she they his her their""")
+_JOINED = lazy(r",|\b(?:and|but|so|because|which|who|when|while|since|although|after|before)\b", re.I)
+_CLAUSE_END = lazy(r"^\s*(?:$|[,;.!]|(?:and|but|so|because|which|where|with|after|before|while)\b)", re.I)
+
+
+def lead_with_date(text: str, timing: Timing, anchor: date) -> str:
+    """Move a past date that closes the first clause to the front, so the memory leads with when it happened:
+    "I went to a support group on 2 June 2023" → "On 2 June 2023 I went to a support group"."""
+    if len(timing.refs) != 1 or timing.refs[0].day > anchor:
+        return text
+    phrase = timing.refs[0].phrase
+    position = text.find(" " + phrase)
+    if phrase.split(" ", 1)[0] not in ("on", "in") or position <= 0:
+        return text
+    head, tail = text[:position].rstrip(" ,"), text[position + 1 + len(phrase) :]
+    if not _CLAUSE_END.match(tail):
+        return text
+    if _JOINED.search(head):
+        return text  # the date may belong to a later clause ("X, and she moved here in 1990")
+    first, _, rest = head.partition(" ")
+    if first.lower() in _LOWER_FIRST:
+        head = f"{first.lower()} {rest}"
+    tail = tail.lstrip(",").rstrip(" .!") if tail.strip(" .!,") else ""
+    tail = tail if not tail or tail.startswith(" ") else " " + tail
+    return f"{phrase[0].upper()}{phrase[1:]} {head}{tail}"

@@ -15,6 +15,7 @@ from memscribe.write.lite.lazy import LazyPattern, lazy
 from memscribe.write.lite.lexicon import CAR_BRANDS, CONDITIONS, DIETS, JOB_HEADS, PARTNER_WORDS, PETS
 from memscribe.write.lite.values import (
     value_condition,
+    value_employer,
     value_hobby,
     value_job,
     value_language,
@@ -43,6 +44,8 @@ _JOBS = "|".join(sorted(JOB_HEADS, key=len, reverse=True))
 _NAME = r"(?-i:[A-Z][a-z'-]+(?:\s+[A-Z][a-z'-]+)?)"
 _NP = r"[^,.;!?()]+"
 _LIST = r"[^.;!?()]+"  # lists run past commas: "reading, painting and hiking"
+# "a cat allergy", "a dog bite": the animal word is not a pet here.
+_NOT_PET = r"(?!\s+(?:allergy|allergies|bite|food|toy|toys|sitter|hair|person|lover|bed|tree|video|videos|cafe|show))"
 _VEHICLE = "car|truck|motorcycle|motorbike|scooter|van|suv|minivan|pickup|e-bike|hybrid"
 _SPORTS = (
     r"guitar|piano|violin|drums|cello|bass|ukulele|saxophone|sax|flute|trumpet|harp|clarinet|tennis|soccer"
@@ -112,11 +115,11 @@ STATE_RULES: tuple[Rule, ...] = (
           copula=True),
     # work and school
     _rule("employer", r"{AUX}(?:work|works|working|have worked|has worked|have been working|has been working)"
-          r"\s+(?:at|for)\s+(?P<v>" + _NP + ")", single=S),
+          r"\s+(?:at|for)\s+(?P<v>" + _NP + ")", value_employer, single=S),
     _rule("employer", r"{AUX}(?:joined|started at|started working at|started working for|got a job at"
           r"|got a job with|landed a job at|accepted an offer from|accepted a job at|took a job at|hired by"
           r"|hired at|employed by|employed at|started my new job at|started a new job at|got a new job at)\s+"
-          r"(?P<v>" + _CAP + _NP + ")", single=S, past_ok=True),
+          r"(?P<v>" + _CAP + _NP + ")", value_employer, single=S, past_ok=True),
     _rule("employer", r"my (?:new )?(?:job|position|role) (?:is )?(?:at|with)\s+(?P<v>" + _CAP + _NP + ")",
           single=S),
     _rule("employer", r"{AUX}(?:a|an)\s+(?:[\w-]+\s+){0,3}(?:" + _JOBS + r")\s+(?:at|for|with)\s+"
@@ -159,7 +162,8 @@ STATE_RULES: tuple[Rule, ...] = (
           r"\s+(?P<v>\d+|one|two|three|four|five|six)\s+(?:kids|children)", single=S),
     _rule("pets", r"{AUX}(?:have|has|got|own|owns|adopted|rescued|bought|brought home|welcomed|getting)\s+"
           r"(?:a |an |one |two |three |\d+ |another )?(?:(?:new|little|cute|sweet|rescue|second|senior"
-          r"|young)\s+)*(?P<v>" + _PET + r")\b(?:,?\s+(?:named|called)\s+(?P<n>" + _NAME + "))?",
+          r"|young)\s+)*(?P<v>" + _PET + r")\b" + _NOT_PET + r"(?:,?\s+(?:named|called)\s+(?P<n>" + _NAME
+          + "))?",
           value_pet, single=M, past_ok=True),
     # identity and contact
     _rule("name", r"my (?:full |first )?name is (?P<v>" + _NAME + ")", value_name, single=S),

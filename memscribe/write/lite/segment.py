@@ -101,7 +101,8 @@ def split_sentences(text: str) -> list[str]:
     tail = text[start:].strip()
     if tail:
         sentences.append(tail)
-    return [s.strip(" -*•") for s in sentences if s.strip(" -*•")]
+    cleaned = (s.strip().strip("-*•").strip() for s in sentences)
+    return [s for s in cleaned if s]
 
 
 def split_clauses(sentence: str) -> list[str]:

@@ -73,6 +73,8 @@ _AUX_WORDS = words(
 
 
 class FactKind(enum.StrEnum):
+    """A state holds now; an intention is planned; an ending closes a value that held before."""
+
     STATE = "state"
     INTENT = "intent"
     END = "end"
@@ -133,7 +135,7 @@ def _kind(rule: Rule, match: re.Match[str], rest: str) -> FactKind | None:
     """What the auxiliaries make of a match: a state, an ending, or nothing (None)."""
     aux_text = (match.groupdict().get("aux") or "").lower()
     aux = set(aux_text.split())
-    if rule.copula and not aux & {"am", "is", "are", "was", "were"}:
+    if rule.copula and not aux & {"am", "is", "are", "was", "were", "been"}:
         return None
     if aux & {"would", "will"}:
         return None
@@ -189,6 +191,8 @@ def extract_facts(text: str, mention: Mention | None, speaker: str, tense: Tense
         else:
             facts.extend(_apply(STATE_RULES, mention.rest, mention.subject))
     facts.extend(_apply(MENTION_RULES, text, speaker, search=True))
+    if mention is not None and not mention.first_person:
+        facts.extend(_apply(MENTION_RULES, mention.rest, mention.subject, search=True))  # "her dog Max"
     unique: dict[tuple[str, str | None, FactKind], Fact] = {}
     for fact in facts:
         unique.setdefault((fact.slot, fact.value, fact.kind), fact)

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
 from memscribe.write.lite.lazy import LazyPattern, lazy
-from memscribe.write.lite.lexicon import MONTHS, WEEKDAYS, words
+from memscribe.write.lite.lexicon import MONTHS, WEEKDAYS
 from memscribe.write.lite.tense import Tense
 
-__all__ = ["TimeRef", "Timing", "format_day", "lead_with_date", "resolve_times"]
+__all__ = ["TimeRef", "Timing", "format_day", "resolve_times"]
 
 _NUMBERS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -298,30 +298,3 @@ def resolve_times(text: str, anchor: datetime, tense: Tense) -> Timing:
         out = f"{out.rstrip(' .!')} (until {format_day(until)})"
     until_at = datetime(until.year, until.month, until.day, tzinfo=UTC) if until else None
     return Timing(out, day, until_at, tuple(refs))
-
-
-_LOWER_FIRST = words("""my we our the a an it this that there he she they his her their""")
-_JOINED = lazy(r",|\b(?:and|but|so|because|which|who|when|while|since|although|after|before)\b", re.I)
-_CLAUSE_END = lazy(r"^\s*(?:$|[,;.!]|(?:and|but|so|because|which|where|with|after|before|while)\b)", re.I)
-
-
-def lead_with_date(text: str, timing: Timing, anchor: date) -> str:
-    """Move a past date that closes the first clause to the front, so the memory leads with when it happened:
-    "I went to a support group on 2 June 2023" → "On 2 June 2023 I went to a support group"."""
-    if len(timing.refs) != 1 or timing.refs[0].day > anchor:
-        return text
-    phrase = timing.refs[0].phrase
-    position = text.find(" " + phrase)
-    if phrase.split(" ", 1)[0] not in ("on", "in") or position <= 0:
-        return text
-    head, tail = text[:position].rstrip(" ,"), text[position + 1 + len(phrase) :]
-    if not _CLAUSE_END.match(tail):
-        return text
-    if _JOINED.search(head):
-        return text  # the date may belong to a later clause ("X, and she moved here in 1990")
-    first, _, rest = head.partition(" ")
-    if first.lower() in _LOWER_FIRST:
-        head = f"{first.lower()} {rest}"
-    tail = tail.lstrip(",").rstrip(" .!") if tail.strip(" .!,") else ""
-    tail = tail if not tail or tail.startswith(" ") else " " + tail
-    return f"{phrase[0].upper()}{phrase[1:]} {head}{tail}"

@@ -5,12 +5,13 @@ from __future__ import annotations
 import re
 
 from memscribe.write.lite.lazy import lazy
-from memscribe.write.lite.lexicon import CONDITIONS, JOB_HEADS, LANGUAGES, NOT_NAMES, PETS, words
+from memscribe.write.lite.lexicon import CONDITIONS, JOB_HEADS, LANGUAGES, NOT_NAMES, PETS, RELATIONS, words
 
 __all__ = [
     "clean_phrase",
     "split_list",
     "value_condition",
+    "value_employer",
     "value_hobby",
     "value_job",
     "value_language",
@@ -27,15 +28,28 @@ _CUT = lazy(
     r"\s*(?:[,;:()\[\]!?\"]|\.(?:\s|$)|\s-\s)|\s+(?:and|but|because|since|so|with|for|when|while|where|which"
     r"|who|that|after|before|until|till|as|to|from|on|at|in|by|near|last|next|this|yesterday|today|tomorrow"
     r"|ago|now|anymore|again|too|though|although|these|lately|recently|already|around|about|during|if|or"
-    r"|than|then|just|right|every|each|since|starting|soon|nowadays|instead|full-time|part-time)\b",
+    r"|than|then|just|right|every|each|since|starting|soon|nowadays|instead|full-time|part-time)\b"
+    r"|\s+(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of|several)\s+"
+    r"(?:minute|hour|day|night|week|month|year)s?\b",
     re.IGNORECASE,
 )
-_LEADING = lazy(r"^(?:(?:a|an|the|my|our|some|this|that|his|her|their|new|brand new)\s+)+", re.IGNORECASE)
+# "new" goes only in lower case: "a new car", but "New York".
+_LEADING = lazy(
+    r"^(?:(?:a|an|the|my|our|some|this|that|his|her|their|(?-i:new|brand new))\s+)+", re.IGNORECASE
+)
 _REJECT = words(
     """it that this there here them him her you me us one something everything anything someone somewhere
     home team job role position department company project it all what how when why which who place town
     city area way time lot bit"""
 )
+# A value starting with one of these is a pronoun phrase ("it here", "how you did it"), not a value.
+_PRONOUN_START = words("it that this these those you them him her me us how what when why where which who")
+_ABSTRACT_PLACES = words(
+    """fear hope denial peace harmony moment past present future bubble head poverty luxury comfort dread
+    shame style love limbo dark world reality fantasy debt silence chaos"""
+)
+_NOT_EMPLOYERS = words("home night nights weekends living myself yourself free fun money it them")
+_NOT_LIKED = RELATIONS | words("life job work people everyone everybody things stuff idea ideas")
 
 
 def clean_phrase(raw: str, max_words: int = 5, cut: bool = True) -> str | None:
@@ -44,10 +58,10 @@ def clean_phrase(raw: str, max_words: int = 5, cut: bool = True) -> str | None:
     if cut and (match := _CUT.search(text)):
         text = text[: match.start()]
     text = _LEADING.sub("", text.strip().rstrip(".")).strip().lower()
-    words = text.split()
-    if not words or len(words) > max_words or text in _REJECT:
+    tokens = text.split()
+    if not tokens or len(tokens) > max_words or text in _REJECT or tokens[0] in _PRONOUN_START:
         return None
-    return " ".join(words)
+    return " ".join(tokens)
 
 
 def split_list(raw: str) -> list[str]:
@@ -59,14 +73,20 @@ def split_list(raw: str) -> list[str]:
 def value_place(raw: str) -> str | None:
     """A place: any short noun phrase that is not a pronoun or a generic word."""
     value = clean_phrase(raw, max_words=4)
-    if value is None or value in ("back", "out", "here", "there", "abroad", "away"):
+    if value is None or value in ("back", "out", "abroad", "away") or value in _ABSTRACT_PLACES:
         return None
     return value
 
 
 def value_thing(raw: str) -> str | None:
-    """A liked thing, employer, vehicle: a short noun phrase."""
+    """A short noun phrase (a vehicle, a favourite, an allergy)."""
     return clean_phrase(raw, max_words=5)
+
+
+def value_employer(raw: str) -> str | None:
+    """An organisation: not "home", "night" or "myself" ("I work from home" is no employer)."""
+    value = clean_phrase(raw, max_words=5)
+    return None if value is None or value in _NOT_EMPLOYERS else value
 
 
 _NOT_HOBBIES = words(
@@ -87,9 +107,10 @@ def value_hobby(raw: str) -> str | None:
 def value_liked(raw: str) -> str | None:
     """A liked or disliked thing; gerunds are hobbies and are read by the hobby rules instead."""
     value = clean_phrase(raw, max_words=5)
-    if value is None or (value.split()[0].endswith("ing") and len(value.split()[0]) > 4) or value == "to":
+    if value is None or value in _NOT_LIKED or value == "to":
         return None
-    return value
+    first = value.split()[0]
+    return None if first.endswith("ing") and len(first) > 4 else value
 
 
 def value_name(raw: str) -> str | None:

@@ -21,11 +21,11 @@ from memscribe.write.lite.person import Mention, Referents, expand_contractions,
 from memscribe.write.lite.reconcile import Reconciler
 from memscribe.write.lite.requests import Correction, parse_correction, parse_forget
 from memscribe.write.lite.revise import Reviser
-from memscribe.write.lite.rewrite import to_third_person
+from memscribe.write.lite.rewrite import lead_with_date, to_third_person
 from memscribe.write.lite.segment import Statement, segment_episode
 from memscribe.write.lite.slots import Fact, FactKind, extract_facts, first_verb
 from memscribe.write.lite.tense import Tense, detect_tense
-from memscribe.write.lite.timeref import Timing, lead_with_date, resolve_times
+from memscribe.write.lite.timeref import Timing, resolve_times
 from memscribe.write.ports import CandidateSource, WriteContext
 
 __all__ = ["LiteWriter"]

@@ -1,0 +1,91 @@
+"""Property tests: whatever is said, the lite writer's operations pass the engine's invariants."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_lite_support import ListCandidates, propose, record
+
+from memscribe.core.records import MemoryRecord, Operation, OpKind, Owner
+
+_SUBJECTS = ["I", "My brother", "Priya", "We", "My sister Anna", "She", "My wife"]
+_PREDICATES = [
+    "live in Seattle", "moved to Sydney", "work at Google", "am a nurse", "have a dog named Max",
+    "adopted a cat", "am planning to adopt a dog", "love jazz", "hate coffee", "am 34", "quit my job",
+    "am in Madrid for ten days", "went hiking", "am vegan", "speak Spanish and French", "got married",
+]  # fmt: skip
+_TIMES = ["", " yesterday", " last month", " two weeks ago", " next Friday", " in April", " in 2019"]
+_OTHERS = [
+    "Hi!", "Thanks!", "What do you think?", "Sorry, I meant 2017, not 2018.",
+    "Please forget my phone number.",
+    "Actually, I live in Lisbon, not Porto.", "Forget that.", "I recommend the museum.", "lol",
+]  # fmt: skip
+_SLOTS = [("user/residence", "seattle"), ("user/residence", "porto"), ("user/employer", "google"),
+          ("user/pets", "dog"), ("user/plan", "adopt dog"), ("user's brother/residence", "rome"),
+          ("user/likes", "jazz"), ("user/phone", "5551234567"), (None, None)]  # fmt: skip
+
+statements = st.one_of(
+    st.builds(lambda s, p, t: f"{s} {p}{t}.", st.sampled_from(_SUBJECTS), st.sampled_from(_PREDICATES),
+              st.sampled_from(_TIMES)),
+    st.sampled_from(_OTHERS),
+)  # fmt: skip
+days = st.integers(min_value=0, max_value=900).map(
+    lambda d: datetime(2022, 1, 1, tzinfo=UTC) + timedelta(days=d)
+)
+
+
+@st.composite
+def stored(draw: st.DrawFn) -> list[MemoryRecord]:
+    records = []
+    for _ in range(draw(st.integers(0, 5))):
+        slot, value = draw(st.sampled_from(_SLOTS))
+        subject = slot.split("/")[0] if slot else "user"
+        owner = draw(st.sampled_from([Owner.USER, Owner.USER, Owner.AGENT]))
+        text = f"{subject} {slot or 'note'} {value or 'went to Paris in 2018'}"
+        records.append(
+            record(text, subject=subject, slot=slot, value=value, owner=owner, valid_from=draw(days))
+        )
+    return records
+
+
+def _check(ops: list[Operation], records: list[MemoryRecord]) -> None:
+    by_id = {r.id: r for r in records}
+    consumed: list[str] = []
+    for op in ops:
+        assert op.reason
+        if op.kind in (OpKind.ADD, OpKind.UPDATE, OpKind.SUPERSEDE):
+            assert op.draft is not None and op.draft.text.strip() and op.draft.valid_from is not None
+            assert op.draft.valid_to is None or op.draft.valid_to >= op.draft.valid_from
+        if op.kind is OpKind.ADD and op.target is None:
+            continue
+        target = by_id[op.target or ""]  # every target is a memory the writer was shown
+        if op.kind in (OpKind.UPDATE, OpKind.SUPERSEDE, OpKind.DELETE):
+            consumed.append(target.id)
+        if op.kind in (OpKind.UPDATE, OpKind.SUPERSEDE):
+            assert op.draft is not None
+            assert op.draft.subject.casefold() == target.subject.casefold()
+            assert op.draft.owner == target.owner
+        if op.kind is OpKind.SUPERSEDE:
+            assert op.draft is not None and op.draft.valid_from is not None
+            assert op.draft.valid_from >= target.valid_from
+        if op.kind is OpKind.ADD:  # history of an older statement
+            assert op.draft is not None and op.draft.valid_to == target.valid_from
+    assert len(consumed) == len(set(consumed)), "a memory was targeted twice"
+
+
+@settings(max_examples=300, deadline=None)
+@given(records=stored(), said=st.lists(statements, min_size=1, max_size=4), when=days)
+def test_operations_respect_the_engine_invariants(records: list[MemoryRecord], said: list[str],
+                                                 when: datetime) -> None:  # fmt: skip
+    ops = propose(ListCandidates(records), *[("user", text) for text in said], when=when)
+    _check(ops, records)
+
+
+@settings(max_examples=50, deadline=None)
+@given(records=stored(), said=st.lists(statements, min_size=1, max_size=3), when=days)
+def test_the_writer_is_deterministic(records: list[MemoryRecord], said: list[str], when: datetime) -> None:
+    turns = [("user", text) for text in said]
+    first = propose(ListCandidates(records), *turns, when=when)
+    assert first == propose(ListCandidates(records), *turns, when=when)

@@ -1,0 +1,60 @@
+"""Corrections and forget requests recognised in a statement."""
+
+from __future__ import annotations
+
+import pytest
+
+from memscribe.write.lite.requests import Correction, forget_attributes, parse_correction, parse_forget
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("sorry, I meant 2017, not 2018", Correction("2017", "2018")),
+        ("Sorry, I meant 2017", Correction("2017", None)),
+        ("Actually it's Lisbon not Porto", Correction("Lisbon", "Porto")),
+        ("Actually, I live in Lisbon, not Porto.", Correction("I live in Lisbon", "Porto")),
+        ("No, not Tuesday, Wednesday", Correction("Wednesday", "Tuesday")),
+        ("Correction: make that 3 kids", Correction("3 kids", None)),
+        ("I meant Anna, not Anne", Correction("Anna", "Anne")),
+    ],
+)
+def test_corrections(text: str, expected: Correction) -> None:
+    assert parse_correction(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I like tea, not coffee", "Actually, I'm not a fan of sushi", "No, not really", "I went to Paris"],
+)
+def test_statements_that_are_not_corrections(text: str) -> None:
+    assert parse_correction(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "topic"),
+    [
+        ("please don't keep my phone number", "my phone number"),
+        ("Forget that I live in Oslo.", "I live in Oslo"),
+        ("Can you forget about my ex?", "my ex"),
+        ("Don't remember my address", "my address"),
+        ("I don't want you to remember that I was sick", "I was sick"),
+        ("Please delete what I said about my job.", "my job"),
+        ("Oh, and forget that.", "that"),
+    ],
+)
+def test_forget_requests(text: str, topic: str) -> None:
+    assert parse_forget(text) == topic
+
+
+@pytest.mark.parametrize(
+    "text", ["Forget it", "Don't forget to buy milk", "I forgot my keys", "Remember that I'm vegan"]
+)
+def test_statements_that_are_not_forget_requests(text: str) -> None:
+    assert parse_forget(text) is None
+
+
+def test_forget_topics_name_attributes() -> None:
+    assert forget_attributes("my phone number") == ("phone",)
+    assert forget_attributes("where I live") == ("residence",)
+    assert forget_attributes("my job") == ("employer", "job_title")

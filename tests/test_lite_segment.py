@@ -1,0 +1,172 @@
+"""Segmentation, speaker attribution, the memorability filter and third-person rewriting."""
+
+from __future__ import annotations
+
+import pytest
+from test_lite_support import episode
+
+from memscribe.core.records import Owner
+from memscribe.write.lite.memorable import drop_reason, question_head, strip_preamble
+from memscribe.write.lite.person import Referents, expand_contractions, find_subject, restore_subject
+from memscribe.write.lite.rewrite import conjugate_third, to_third_person
+from memscribe.write.lite.segment import Speaker, segment_episode, split_clauses, split_sentences
+
+USER = Speaker("user", "User", Owner.USER)
+
+
+def test_sentences_split_on_punctuation_but_not_abbreviations() -> None:
+    text = "I saw Dr. Smith today. He said e.g. rest helps! Then I went home? Yes."
+    assert split_sentences(text) == [
+        "I saw Dr. Smith today.",
+        "He said e.g. rest helps!",
+        "Then I went home?",
+        "Yes.",
+    ]
+
+
+def test_bullets_and_newlines_separate_statements() -> None:
+    assert split_sentences("My plans:\n- adopt a dog\n- move to Lisbon") == [
+        "My plans:",
+        "adopt a dog",
+        "move to Lisbon",
+    ]
+
+
+def test_first_person_clauses_split_but_compound_subjects_do_not() -> None:
+    assert split_clauses("I moved to Sydney and I started at Atlassian") == [
+        "I moved to Sydney",
+        "I started at Atlassian",
+    ]
+    assert split_clauses("My sister and I went to Rome") == ["My sister and I went to Rome"]
+    assert split_clauses("My mom is from Sweden and she moved here") == [
+        "My mom is from Sweden",
+        "She moved here",
+    ]
+
+
+def test_named_speakers_in_a_group_chat_are_the_subjects() -> None:
+    ep = episode(("user", "Caroline", "I went hiking."), ("assistant", "Melanie", "I painted a lake."))
+    statements = list(segment_episode(ep))
+    assert [(s.speaker.subject, s.speaker.owner) for s in statements] == [
+        ("caroline", Owner.USER),
+        ("melanie", Owner.USER),
+    ]
+    assert statements[0].speaker.addressee == "Melanie"
+
+
+def test_roles_decide_when_speakers_are_unnamed() -> None:
+    ep = episode(("system", "Be nice."), ("user", "I live in Oslo."), ("assistant", "Great."), ("tool", "{}"))
+    speakers = [(s.message_index, s.speaker.subject, s.speaker.owner) for s in segment_episode(ep)]
+    assert speakers == [(1, "user", Owner.USER), (2, "assistant", Owner.AGENT)]
+
+
+def test_lower_case_i_and_curly_quotes_are_normalised() -> None:
+    ep = episode(("user", "i\u2019m from Lisbon and i love it"))
+    assert [s.text for s in segment_episode(ep)] == ["I'm from Lisbon", "I love it"]
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("Hi!", "empty"),
+        ("Hey, how are you?", "question"),
+        ("Good morning", "greeting"),
+        ("See you later", "greeting"),
+        ("Thanks so much!", "thanks"),
+        ("Thank you, that helps a lot", "thanks"),
+        ("What's your favourite movie?", "question"),
+        ("Can you recommend a book", "question"),
+        ("Okay", "filler"),
+        ("Got it", "filler"),
+        ("Sounds good", "filler"),
+        ("lol", "filler"),
+        ("That's awesome!", "filler"),
+        ("I'm so happy for you!", "filler"),
+        ("Good luck with the move!", "filler"),
+        ("The concert in the park was amazing", "not about anyone"),
+        ("My password is [REDACTED]", "secret"),
+    ],
+)
+def test_greetings_thanks_questions_and_filler_are_dropped(text: str, reason: str) -> None:
+    assert drop_reason(strip_preamble(text)) == reason
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I live in Seattle",
+        "My brother lives in Rome",
+        "Priya works at Siemens",
+        "I'm planning to adopt a dog",
+        "We decided to get married next spring",
+        "I love this band",
+    ],
+)
+def test_facts_preferences_plans_and_relationships_are_kept(text: str) -> None:
+    assert drop_reason(text) is None
+
+
+def test_preambles_are_stripped() -> None:
+    assert strip_preamble("Oh, by the way, remember that I'm vegan") == "I'm vegan"
+    assert strip_preamble("Hey Mel, I went to a support group") == "I went to a support group"
+
+
+def test_a_question_keeps_its_declarative_head() -> None:
+    assert question_head("I just moved to Sydney, any tips?") == "I just moved to Sydney"
+    assert question_head("Where should I go, Paris or Rome?") is None
+
+
+def test_dropped_subjects_are_restored() -> None:
+    assert restore_subject("Gonna check out career options") == "I am going to check out career options"
+    assert restore_subject("Just got back from Paris") == "I just got back from Paris"
+    assert restore_subject("The park was fun") == "The park was fun"
+
+
+def _subject(text: str, refs: Referents | None = None) -> tuple[str, str] | None:
+    mention = find_subject(expand_contractions(text), USER, refs or Referents())
+    return None if mention is None else (mention.subject, mention.rest)
+
+
+def test_subjects_first_person_relatives_names_and_pronouns() -> None:
+    assert _subject("I live in Oslo") == ("user", "live in Oslo")
+    assert _subject("My brother lives in Rome") == ("user's brother", "lives in Rome")
+    assert _subject("Priya lives in Lisbon") == ("priya", "lives in Lisbon")
+    assert _subject("Priya's favourite food is sushi") == ("priya", "my favourite food is sushi")
+    assert _subject("Yesterday, I moved") == ("user", "moved")
+    assert _subject("The weather is nice") is None
+    refs = Referents()
+    assert _subject("My sister Anna lives in Rome", refs) == ("anna", "lives in Rome")
+    assert _subject("She works at Fiat", refs) == ("anna", "works at Fiat")
+    assert _subject("My sister moved to Milan", refs) == ("anna", "moved to Milan")
+
+
+def test_first_person_becomes_third_person() -> None:
+    assert to_third_person("I live in Seattle", "User") == "User lives in Seattle"
+    assert (
+        to_third_person("I'm vegan and I love my dog", "Caroline")
+        == "Caroline is vegan and they love their dog"
+    )
+    assert to_third_person("I really enjoy hiking", "User") == "User really enjoys hiking"
+    assert to_third_person("I went to Paris", "User") == "User went to Paris"
+    assert to_third_person("My brother visited me", "User") == "User's brother visited them"
+    assert to_third_person("We went camping", "Melanie") == "Melanie: We went camping"
+
+
+def test_you_is_the_other_person_in_a_two_person_chat() -> None:
+    assert (
+        to_third_person("I saw you at the park", "Caroline", "Melanie") == "Caroline saw Melanie at the park"
+    )
+    assert to_third_person("You are so kind", "Caroline", "Melanie") == "Melanie is so kind"
+
+
+def test_conjugation() -> None:
+    assert [conjugate_third(v) for v in ("live", "watch", "try", "play", "have", "go", "moved", "can")] == [
+        "lives",
+        "watches",
+        "tries",
+        "plays",
+        "has",
+        "goes",
+        "moved",
+        "can",
+    ]

@@ -1,0 +1,109 @@
+"""Relative times resolved against the episode time (session of Saturday 3 June 2023)."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+
+import pytest
+
+from memscribe.write.lite.rewrite import lead_with_date
+from memscribe.write.lite.tense import detect_tense, lemmas
+from memscribe.write.lite.timeref import format_day, resolve_times
+
+SESSION = datetime(2023, 6, 3, 14, 0, tzinfo=UTC)  # a Saturday
+
+
+def resolve(text: str, when: datetime = SESSION):
+    return resolve_times(text, when, detect_tense(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "day", "phrase"),
+    [
+        ("I went to a LGBTQ support group yesterday", date(2023, 6, 2), "on 2 June 2023"),
+        ("I visited Japan last year", date(2022, 1, 1), "in 2022"),
+        ("I'm flying to Tokyo next Friday", date(2023, 6, 9), "on 9 June 2023"),
+        ("We went camping two weeks ago", date(2023, 5, 20), "two weeks before 3 June 2023"),
+        ("I went to Japan in April", date(2023, 4, 1), "in April 2023"),
+        ("I'm going to Japan in April", date(2024, 4, 1), "in April 2024"),
+        ("I was sick last week", date(2023, 5, 22), "the week before 3 June 2023"),
+        ("I have an interview tomorrow", date(2023, 6, 4), "on 4 June 2023"),
+        ("I moved to Berlin in 2019", date(2019, 1, 1), "in 2019"),
+        ("I started a new job three days ago", date(2023, 5, 31), "on 31 May 2023"),
+        ("I moved to Sydney last month", date(2023, 5, 1), "in May 2023"),
+        ("We went to Spain last summer", date(2022, 6, 1), "in summer 2022"),
+        ("I saw her last Friday", date(2023, 6, 2), "on 2 June 2023"),
+        ("My exam is on June 10", date(2023, 6, 10), "on 10 June 2023"),
+        ("I'll be there in two days", date(2023, 6, 5), "on 5 June 2023"),
+        ("I went hiking a few days ago", date(2023, 5, 31), "a few days before 3 June 2023"),
+        ("We went camping last weekend", date(2023, 5, 27), "the weekend of 27 May 2023"),
+    ],
+)
+def test_relative_expressions_resolve_against_the_session(text: str, day: date, phrase: str) -> None:
+    timing = resolve(text)
+    assert timing.day == day
+    assert phrase in timing.text
+
+
+def test_yesterday_in_a_session_of_3_june_2023_is_2_june_2023() -> None:
+    timing = resolve("I went to a LGBTQ support group yesterday")
+    assert timing.day == date(2023, 6, 2)
+    assert timing.text == "I went to a LGBTQ support group on 2 June 2023"
+
+
+def test_a_sentence_without_times_is_unchanged() -> None:
+    timing = resolve("I live in Seattle")
+    assert timing.text == "I live in Seattle" and timing.day is None and timing.until is None
+
+
+@pytest.mark.parametrize(
+    "text", ["I may move to Denver", "We march on", "I love Mondays", "Friday is pizza night"]
+)
+def test_words_that_only_look_like_dates_are_left_alone(text: str) -> None:
+    assert resolve(text).refs == ()
+
+
+def test_temporary_state_gets_an_end() -> None:
+    timing = resolve("I'm in Madrid for ten days")
+    assert timing.until == datetime(2023, 6, 13, tzinfo=UTC)
+    assert "until 13 June 2023" in timing.text
+
+
+def test_temporary_state_starting_later_ends_after_its_start() -> None:
+    timing = resolve("I'll be in Rome for two weeks from next Monday")
+    assert timing.until == datetime(2023, 6, 19, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I've lived in Oslo for ten years", "I was in Madrid for ten days", "I have known her for 4 years"],
+)
+def test_durations_of_past_or_lasting_states_do_not_end_anything(text: str) -> None:
+    assert resolve(text).until is None
+
+
+def test_a_past_date_closing_the_first_clause_leads_the_memory() -> None:
+    text = "I went to a LGBTQ support group yesterday and it was so powerful"
+    timing = resolve(text)
+    assert lead_with_date(timing.text, timing, SESSION.date()) == (
+        "On 2 June 2023 I went to a LGBTQ support group and it was so powerful"
+    )
+
+
+def test_future_and_later_clause_dates_stay_in_place() -> None:
+    future = resolve("I'm adopting a dog next month")
+    assert lead_with_date(future.text, future, SESSION.date()) == future.text
+    later = resolve("My mom is from Sweden and she moved here in 1990")
+    assert lead_with_date(later.text, later, SESSION.date()) == later.text
+
+
+def test_format_day_is_day_month_year() -> None:
+    assert format_day(date(2023, 6, 2)) == "2 June 2023"
+
+
+def test_tense_and_lemmas() -> None:
+    assert detect_tense("I adopted a dog").past
+    assert detect_tense("I'm going to adopt a dog").future
+    assert not detect_tense("I'm excited").past
+    assert "adopt" in lemmas("adopted") and "move" in lemmas("moved") and "stop" in lemmas("stopped")
+    assert "go" in lemmas("went") and "move" in lemmas("moving")
