@@ -118,6 +118,14 @@ def test_third_persons_are_their_own_subjects(text: str, slot: str) -> None:
         "I love you",
         "I moved the couch",
         "I'm 5 minutes away",
+        "I live in fear of spiders",
+        "I work from home",
+        "I work for myself",
+        "I have a cat allergy",
+        "I love it here",
+        "I like to think so",
+        "I moved to a new team",
+        "I'm a mother of two",
     ],
 )
 def test_negated_past_hypothetical_and_look_alike_statements_have_no_state(text: str) -> None:

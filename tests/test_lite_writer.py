@@ -106,9 +106,10 @@ def test_a_temporary_stay_gets_a_valid_to_and_leaves_the_residence_alone() -> No
 
 def test_sorry_i_meant_2017_not_2018_updates_the_memory() -> None:
     grad = record("In 2018 User graduated from college", valid_from=datetime(2018, 1, 1, tzinfo=UTC))
-    ops = propose(ListCandidates([grad]), ("user", "Sorry, I meant 2017, not 2018."))
+    ops = propose(ListCandidates([grad]), ("user", "Hi!"), ("user", "Sorry, I meant 2017, not 2018."))
     op = only(ops, OpKind.UPDATE)
     assert op.target == grad.id and op.draft is not None
+    assert op.draft.message_indices == (1,)  # the new version cites the correcting message
     assert op.draft.text == "In 2017 User graduated from college"
     assert op.draft.valid_from == datetime(2017, 1, 1, tzinfo=UTC)
     assert "2018" in op.reason and "2017" in op.reason
@@ -190,6 +191,14 @@ def test_a_completed_plan_closes_the_intention() -> None:
     assert op.target == plan_id and "carried out" in op.reason
     assert op.draft is not None and op.draft.slot == "user/pets"
     assert store.current_values("user/plan") == []
+
+
+def test_a_dated_plan_carries_its_expiry() -> None:
+    ops = propose(ListCandidates(), ("user", "I'm flying to Tokyo next Friday."), when=at(2023, 6, 3))
+    draft = only(ops, OpKind.ADD).draft
+    assert draft is not None and draft.slot == "user/plan" and draft.layer is Layer.INTENTION
+    assert draft.metadata == {"event_date": "2023-06-09", "valid_until": "2023-06-10"}
+    assert draft.text == "User is flying to Tokyo on 9 June 2023."
 
 
 def test_a_completed_move_supersedes_both_the_old_city_and_the_plan() -> None:
@@ -280,10 +289,10 @@ def test_group_chat_speakers_keep_their_own_facts() -> None:
     assert kinds(ops) == [OpKind.ADD, OpKind.ADD]
 
 
-def test_every_operation_has_a_reason_and_provenance() -> None:
+def test_every_operation_has_a_reason_provenance_and_usage() -> None:
     store = ListCandidates([record("User lives in Seattle", slot="user/residence", value="seattle")])
     ops = propose(store, ("user", "I moved to Denver. I'm a nurse and I have two cats."))
     assert len(ops) == 3
     for op in ops:
-        assert op.reason
+        assert op.reason and op.usage.prompt_version == "lite-rules-1.0" and op.usage.calls == 0
         assert op.draft is not None and op.draft.message_indices == (0,) and op.draft.valid_from is not None

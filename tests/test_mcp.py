@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -81,6 +82,7 @@ async def test_recall_is_framed_as_data_and_redacted(memory: Memory) -> None:
         assert SECRET not in listing and "[REDACTED]" in listing
         profile = text_of(await client.read_resource("memscribe://profile"))
         assert profile.startswith(HEADER) and "pwned" in profile
+    assert SECRET not in json.dumps(memory.export("carol"))  # redacted when stored, not only on output
 
 
 async def test_tools_by_id_and_errors(memory: Memory) -> None:

@@ -40,7 +40,7 @@ def h(key: str) -> dict[str, str]:
 
 
 def add(client: TestClient, h: dict[str, str], text: str, user: str = "u1", **extra: Any) -> dict[str, Any]:
-    r = client.post("/v1/memories", json={"messages": text, "user_id": user, **extra}, headers=h)
+    r = client.post("/v1/memories", json={"messages": text, "user_id": user} | extra, headers=h)
     assert r.status_code == 200, r.text
     return r.json()
 
@@ -228,6 +228,16 @@ def test_import_into_another_tenant_of_the_same_store(
         "/v1/import", content=lines.encode(), headers={**other, "content-type": "application/x-ndjson"}
     )
     assert r.status_code == 200, r.text
+
+
+def test_export_streams_more_lines_than_its_buffer(client: TestClient, h: dict[str, str]) -> None:
+    messages = [{"role": "user", "content": f"fact {i} about kiwis"} for i in range(300)]
+    assert len(add(client, h, "", messages=messages)["results"]) == 300
+    with client.stream("GET", "/v1/export", params={"user_id": "u1"}, headers=h) as response:
+        lines = [line for line in response.iter_lines() if line]
+    assert len(lines) == 1 + 1 + 300 + 300  # header, episode, memories, journal
+    kinds = {json.loads(line)["kind"] for line in lines}
+    assert kinds == {"header", "episode", "memory", "journal"}
 
 
 # -- mem0 compatibility -----------------------------------------------------------------------------

@@ -6,6 +6,7 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from fastapi import FastAPI
 
@@ -26,6 +27,16 @@ Send a tenant API key as `Authorization: Bearer <key>` (or `X-API-Key`). Every r
 key's tenant; every memory route inside one `user_id`. Errors are `{"error": {"code", "message"}}`.
 Routes tagged *mem0* accept the bodies mem0's clients send.
 """
+
+
+def _no_telemetry() -> dict[str, Any]:
+    """Switch off FastAPI's OpenTelemetry hooks where it has them: exception logs would carry memory text."""
+    import inspect
+
+    if "telemetry" not in inspect.signature(FastAPI.__init__).parameters:
+        return {}
+    off = dict.fromkeys(("tracing", "metrics", "logs", "operation_spans", "auto_configure"), False)
+    return {"telemetry": off}
 
 
 @dataclass
@@ -58,7 +69,9 @@ def create_app(settings: ServerSettings) -> FastAPI:
         yield
         state.pool.close()
 
-    app = FastAPI(title="memscribe", version=__version__, description=_DESCRIPTION, lifespan=lifespan)
+    app = FastAPI(
+        title="memscribe", version=__version__, description=_DESCRIPTION, lifespan=lifespan, **_no_telemetry()
+    )
     app.state.memscribe = state
     install_error_handlers(app)
     for module in (memories, mem0, data, admin):

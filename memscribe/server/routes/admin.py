@@ -51,7 +51,7 @@ class Metrics(BaseModel):
 
 
 @router.get("/healthz", response_model=Health, tags=["ops"], summary="Liveness; needs no key")
-def healthz() -> dict[str, Any]:
+async def healthz() -> dict[str, Any]:
     from memscribe import __version__
 
     return {"status": "ok", "version": __version__}

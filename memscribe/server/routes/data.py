@@ -61,25 +61,32 @@ def purge(memory: MemoryDep, body: PurgeRequest) -> dict[str, Any]:
 @router.get("/stats", response_model=StatsResponse, summary="Counts for one user")
 def stats(memory: MemoryDep, user_id: Annotated[ScopeId, Query()]) -> dict[str, Any]:
     result = dict(memory.stats(user_id=user_id))
-    result.pop("path", None)  # the server's file layout is not the caller's business
+    for store_wide in ("path", "bytes"):  # file layout and size of the whole store: not the caller's business
+        result.pop(store_wide, None)
     return result
 
 
 class _LineQueue:
-    """A file-like sink for ``Memory.export`` that hands lines to the response, with backpressure."""
+    """A file-like sink for ``Memory.export`` that hands lines to the response, with backpressure. When the
+    client goes away (``closed``), writes fail so the export stops and its worker thread is freed."""
 
     def __init__(self) -> None:
         self.lines: queue.Queue[str | BaseException | None] = queue.Queue(maxsize=256)
         self.closed = threading.Event()
 
-    def write(self, text: str) -> int:
+    def put(self, item: str | BaseException | None) -> bool:
         while not self.closed.is_set():
             try:
-                self.lines.put(text, timeout=0.5)
-                return len(text)
+                self.lines.put(item, timeout=0.5)
+                return True
             except queue.Full:
                 continue
-        raise BrokenPipeError("the client went away")
+        return False
+
+    def write(self, text: str) -> int:
+        if not self.put(text):
+            raise BrokenPipeError("the client went away")
+        return len(text)
 
 
 _EXPORTERS: list[ThreadPoolExecutor] = []
@@ -96,11 +103,12 @@ def _export_lines(memory: Memory, user_id: str) -> Iterator[bytes]:
     sink = _LineQueue()
 
     def produce() -> None:
+        end: BaseException | None = None
         try:
             memory.export(user_id, fp=sink)  # type: ignore[arg-type]  # duck-typed: only write() is used
-            sink.lines.put(None)
         except BaseException as exc:
-            sink.lines.put(exc)
+            end = exc
+        sink.put(end)
 
     _exporters().submit(produce)
     try:

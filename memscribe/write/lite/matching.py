@@ -1,10 +1,12 @@
 """Text comparisons for reconciliation: near-duplicates, refinements and topic matches.
 
 Token sets, not embeddings: embeddings rate "lives in Seattle" and "lives in Sydney" as near-identical, and
-the rules that decide must tell those apart. Numbers and names in the difference always block a duplicate.
+the rules that decide must tell those apart. A number or date in the difference always blocks a duplicate.
 """
 
 from __future__ import annotations
+
+from functools import lru_cache
 
 from memscribe.core.text import STOPWORDS, normalize
 from memscribe.write.lite.lazy import lazy
@@ -16,6 +18,7 @@ _GENERIC = frozenset({"user", "said", "says", "told", "number", "thing", "things
 _SUBJECT_WORDS = frozenset({"user", "user's", "assistant", "they", "their", "them", "theirs"})
 
 
+@lru_cache(maxsize=8192)
 def stem(word: str) -> str:
     """A light stem so "lives"/"living"/"lived" and "dogs"/"dog" compare equal."""
     word = word.lower().removesuffix("'s")
@@ -26,6 +29,7 @@ def stem(word: str) -> str:
     return word
 
 
+@lru_cache(maxsize=4096)  # each pending draft is compared with every later statement of its episode
 def content_tokens(text: str, ignore: frozenset[str] = frozenset()) -> frozenset[str]:
     """Stemmed content words of ``text``; digits kept, stopwords and the subject's name dropped."""
     words = _WORD.findall(text.lower())

@@ -1,4 +1,4 @@
-"""Who a statement is about, and the statement rewritten so it stands on its own.
+"""Who a statement is about: the subject, and the predicate in a form one set of slot rules can read.
 
 ``find_subject`` reads the grammatical subject: the speaker ("I", "my ..."), a relative ("my brother" → the
 subject "user's brother", a different subject from the user), a named person ("Priya lives in Lisbon"), or

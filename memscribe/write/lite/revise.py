@@ -103,14 +103,19 @@ class Reviser:
             self.ledger.propose(_delete(record.id, f"asked to forget '{topic}'", examined), at, speaker)
 
     def correct(
-        self, correction: Correction, speaker: str, facts: list[tuple[Fact, MemoryDraft]], at: datetime
+        self,
+        correction: Correction,
+        speaker: str,
+        facts: list[tuple[Fact, MemoryDraft]],
+        at: datetime,
+        index: int,
     ) -> bool:
-        """Apply a correction; False when nothing it could correct was found."""
+        """Apply a correction said in message ``index``; False when nothing it could correct was found."""
         if facts:
             for fact, draft in facts:
                 self._correct_slot(fact, draft, correction, at, speaker)
             return True
-        return self._correct_value(correction, speaker, at)
+        return self._correct_value(correction, speaker, at, index)
 
     def _correct_slot(
         self, fact: Fact, draft: MemoryDraft, correction: Correction, at: datetime, speaker: str
@@ -155,13 +160,18 @@ class Reviser:
                 return record, old
         return None
 
-    def _correct_value(self, correction: Correction, speaker: str, at: datetime) -> bool:
+    def _correct_value(self, correction: Correction, speaker: str, at: datetime, index: int) -> bool:
         found = self._find_value(correction, speaker)
         if found is None:
             return False
         holder, old = found
         note = f"corrected by the speaker: '{old}' → '{correction.new}'"
-        draft = holder.draft if isinstance(holder, Pending) else draft_from_record(holder)
+        # A stored memory's new version cites the correcting message as its provenance.
+        draft = (
+            holder.draft
+            if isinstance(holder, Pending)
+            else draft_from_record(holder, message_indices=(index,))
+        )
         if draft is None:
             return False
         value = _replace_last(draft.value, old, correction.new).lower() if draft.value else None

@@ -45,7 +45,10 @@ _NAME = r"(?-i:[A-Z][a-z'-]+(?:\s+[A-Z][a-z'-]+)?)"
 _NP = r"[^,.;!?()]+"
 _LIST = r"[^.;!?()]+"  # lists run past commas: "reading, painting and hiking"
 # "a cat allergy", "a dog bite": the animal word is not a pet here.
-_NOT_PET = r"(?!\s+(?:allergy|allergies|bite|food|toy|toys|sitter|hair|person|lover|bed|tree|video|videos|cafe|show))"
+_NOT_PET = (
+    r"(?!\s+(?:allergy|allergies|bite|food|toy|toys|sitter|hair|person|lover|bed|tree|video|videos"
+    r"|cafe|show))"
+)
 _VEHICLE = "car|truck|motorcycle|motorbike|scooter|van|suv|minivan|pickup|e-bike|hybrid"
 _SPORTS = (
     r"guitar|piano|violin|drums|cello|bass|ukulele|saxophone|sax|flute|trumpet|harp|clarinet|tennis|soccer"
@@ -117,6 +120,7 @@ STATE_RULES: tuple[Rule, ...] = (
     _rule("employer", r"{AUX}(?:work|works|working|have worked|has worked|have been working|has been working)"
           r"\s+(?:at|for)\s+(?P<v>" + _NP + ")", value_employer, single=S),
     _rule("employer", r"{AUX}(?:joined|started at|started working at|started working for|got a job at"
+          r"|start at|starting at|start working at|starting work at|start my new job at"
           r"|got a job with|landed a job at|accepted an offer from|accepted a job at|took a job at|hired by"
           r"|hired at|employed by|employed at|started my new job at|started a new job at|got a new job at)\s+"
           r"(?P<v>" + _CAP + _NP + ")", value_employer, single=S, past_ok=True),
@@ -129,7 +133,7 @@ STATE_RULES: tuple[Rule, ...] = (
     _rule("job_title", r"{AUX}(?:work|works|working|started working|started|joined|work full-time"
           r"|work part-time)\s+(?:at|for)\s+[^,.;!?]+?\s+as\s+(?:a |an )?(?P<v>" + _NP + ")", value_job,
           single=S, past_ok=True),
-    _rule("job_title", r"{AUX}(?:a|an)\s+(?P<v>" + _NP + ")", value_job, single=S, copula=True),
+    _rule("job_title", r"{AUX}(?:a|an|the)\s+(?P<v>" + _NP + ")", value_job, single=S, copula=True),
     _rule("job_title", r"{AUX}(?:became|become|becoming|got promoted to|promoted to|got a job as|started as"
           r"|started working as|took a job as|hired as|got a new job as|trained as|qualified as)\s+"
           r"(?:a |an )?(?P<v>" + _NP + ")", value_job, single=S, past_ok=True),
@@ -213,7 +217,8 @@ STATE_RULES: tuple[Rule, ...] = (
     _rule("hobbies", r"{AUX}(?:took up|take up|picked up|got into|into|love|loves|enjoy|enjoys|like|likes"
           r"|adore|adores|started)\s+(?P<v>\w+ing\b(?:\s+(?!and\b|with\b|in\b|on\b|at\b)\w+){0,2})",
           value_hobby, single=M, past_ok=True),
-    _rule("hobbies", r"{AUX}(?:love|loves|like|likes|enjoy|enjoys)\s+to\s+(?P<v>\w+(?:\s+\w+)?)", single=M),
+    _rule("hobbies", r"{AUX}(?:love|loves|like|likes|enjoy|enjoys)\s+to\s+(?P<v>\w+(?:\s+\w+)?)", value_hobby,
+          single=M),
     _rule("hobbies", r"{AUX}(?:play|plays|playing|started playing|took up)\s+(?:the\s+)?(?P<v>" + _SPORTS
           + r")\b", single=M, past_ok=True),
     _rule("hobbies", r"{AUX}(?:do|does|practice|practise|practices|practises|doing|started|took up)\s+"

@@ -73,7 +73,7 @@ def split_list(raw: str) -> list[str]:
 def value_place(raw: str) -> str | None:
     """A place: any short noun phrase that is not a pronoun or a generic word."""
     value = clean_phrase(raw, max_words=4)
-    if value is None or value in ("back", "out", "abroad", "away") or value in _ABSTRACT_PLACES:
+    if value is None or value in ("back", "out", "abroad", "away") or value.split()[0] in _ABSTRACT_PLACES:
         return None
     return value
 
@@ -92,7 +92,8 @@ def value_employer(raw: str) -> str | None:
 _NOT_HOBBIES = words(
     """working going doing getting being having making taking trying thinking feeling looking living moving
     planning seeing saying telling using spending starting leaving coming staying waiting wondering
-    hoping wanting talking hearing learning"""
+    hoping wanting talking hearing learning think say know believe imagine see hear keep be have do make
+    get go try help take stay wait hope feel look talk spend come"""
 )
 
 
@@ -107,7 +108,7 @@ def value_hobby(raw: str) -> str | None:
 def value_liked(raw: str) -> str | None:
     """A liked or disliked thing; gerunds are hobbies and are read by the hobby rules instead."""
     value = clean_phrase(raw, max_words=5)
-    if value is None or value in _NOT_LIKED or value == "to":
+    if value is None or value in _NOT_LIKED or value.split()[0] == "to":
         return None
     first = value.split()[0]
     return None if first.endswith("ing") and len(first) > 4 else value

@@ -9,11 +9,12 @@ owned by the agent.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from datetime import UTC, datetime
+import time
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
 
 from memscribe.core.clock import Clock
-from memscribe.core.records import Episode, Layer, MemoryDraft, Operation, Owner
+from memscribe.core.records import Episode, Layer, MemoryDraft, Operation, Owner, Usage
 from memscribe.write.lite.lazy import lazy
 from memscribe.write.lite.ledger import Ledger
 from memscribe.write.lite.memorable import drop_reason, question_head, strip_preamble
@@ -43,8 +44,12 @@ _PERSON_VERB = lazy(
     r"|started|joined|graduated|went|visited|told|said|loves|likes|got|bought|turned|became|plans|wants)\b",
     re.IGNORECASE,
 )
-# Dates of recurring things are not events: "my birthday is on March 3rd" must not gain a year.
+# Dates of recurring things are not events: "my birthday is on March 3rd" keeps no year.
 _RECURRING = lazy(r"\b(?:birthday|anniversary|every|each|annual|annually|yearly|weekly|name day)\b", re.I)
+_YEAR_AFTER_MONTH = lazy(
+    r"(\d{1,2} (?:January|February|March|April|May|June|July|August|September|October|November|December))"
+    r" (?:19|20)\d{2}\b"
+)
 _SELF = lazy(r"^(?:I|my|we|our)\b", re.IGNORECASE)
 # Short or impersonal statements are kept only when they carry a slot fact ("I like jazz").
 _WEAK_REASONS = frozenset({"too little content", "not about anyone"})
@@ -81,15 +86,22 @@ class LiteWriter:
         self, episode: Episode, candidates: CandidateSource, context: WriteContext, clock: Clock
     ) -> list[Operation]:
         """Operations for ``episode``; ``clock`` is unused because every time comes from the episode."""
+        began = time.perf_counter()
         run = _EpisodeRun(Ledger(candidates), context.hints.get("scene", self.scene))
         refs = Referents()
         for statement in segment_episode(episode):
             refs.at_message(statement.message_index)
             run.consider(statement, refs)
-        return run.ledger.operations()
+        ops = run.ledger.operations()
+        # The episode's cost is spread over its operations, so per-operation sums in the journal stay true.
+        share = (time.perf_counter() - began) * 1000 / max(len(ops), 1)
+        usage = Usage(model=None, prompt_version=f"{self.name}-rules-{self.version}", latency_ms=share)
+        return [replace(op, usage=usage) for op in ops]
 
 
 class _EpisodeRun:
+    """One episode's pass: the ledger of proposals and the rules that add to it."""
+
     def __init__(self, ledger: Ledger, scene: str) -> None:
         self.ledger = ledger
         self.reconciler = Reconciler(ledger)
@@ -113,13 +125,13 @@ class _EpisodeRun:
             self._remember(st, text, refs, weak=reason)
 
     def _read(self, st: Statement, text: str, refs: Referents) -> _Reading:
-        expanded = expand_contractions(text)
-        tense = detect_tense(expanded)
+        tense = detect_tense(expand_contractions(text))
+        timing = resolve_times(text, st.at, tense)
+        if _RECURRING.search(text):  # "my birthday is on March 3rd": a day of every year, not an event
+            timing = Timing(_YEAR_AFTER_MONTH.sub(r"\1", timing.text), None, None, ())
+        expanded = expand_contractions(timing.text)  # values are read once dates are absolute
         mention = find_subject(expanded, st.speaker, refs)
         facts = extract_facts(expanded, mention, st.speaker.subject, tense)
-        timing = (
-            Timing(text, None, None, ()) if _RECURRING.search(text) else resolve_times(text, st.at, tense)
-        )
         subject = st.speaker.subject
         if mention is not None and (mention.via != "name" or facts or _PERSON_VERB.match(mention.rest)):
             subject = mention.subject
@@ -137,8 +149,11 @@ class _EpisodeRun:
 
     def _draft(self, reading: _Reading, st: Statement, fact: Fact | None) -> MemoryDraft:
         metadata: dict[str, object] = {}
-        if reading.timing.day is not None:
-            metadata["event_date"] = reading.timing.day.isoformat()
+        day = reading.timing.day
+        if day is not None:
+            metadata["event_date"] = day.isoformat()
+            if fact is not None and fact.attribute == "plan" and day > st.at.date():
+                metadata["valid_until"] = (day + timedelta(days=1)).isoformat()  # a dated plan expires after
         tags: tuple[str, ...] = ()
         if fact is not None:
             tags = ("plan",) if fact.attribute == "plan" else (fact.attribute,)
@@ -197,7 +212,7 @@ class _EpisodeRun:
         if len(correction.new.split()) >= 3:
             reading = self._read(st, correction.new, refs)
             pairs = [(f, self._draft(reading, st, f)) for f in reading.facts if f.kind is FactKind.STATE]
-        self.reviser.correct(correction, st.speaker.subject, pairs, st.at)
+        self.reviser.correct(correction, st.speaker.subject, pairs, st.at, st.message_index)
 
     def _assistant(self, st: Statement) -> None:
         """Only recommendations are kept from assistant turns, and they belong to the agent."""
