@@ -129,6 +129,14 @@ def test_actually_x_not_y_corrects_a_slot_value() -> None:
     assert op.draft.valid_from == porto.valid_from  # it was always Lisbon
 
 
+def test_actually_its_x_not_y_rewrites_the_value() -> None:
+    colour = record("User's favorite color is blue", slot="user/favorite_color", value="blue")
+    ops = propose(ListCandidates([colour]), ("user", "Actually it's green, not blue."))
+    op = only(ops, OpKind.UPDATE)
+    assert op.target == colour.id and op.draft is not None
+    assert (op.draft.text, op.draft.value) == ("User's favorite color is green", "green")
+
+
 def test_a_correction_with_nothing_to_correct_stores_nothing() -> None:
     assert propose(ListCandidates(), ("user", "Sorry, I meant 2017, not 2018.")) == []
 
@@ -191,6 +199,13 @@ def test_a_completed_plan_closes_the_intention() -> None:
     assert op.target == plan_id and "carried out" in op.reason
     assert op.draft is not None and op.draft.slot == "user/pets"
     assert store.current_values("user/plan") == []
+
+
+def test_i_adopted_a_dog_closes_i_am_planning_to_adopt_a_dog() -> None:
+    store = ListCandidates()
+    say(store, "I'm planning to adopt a dog", at(2023, 1, 5))
+    ops = say(store, "I adopted a dog", at(2023, 2, 5))
+    assert kinds(ops) == [OpKind.SUPERSEDE] and store.current_values("user/pets") == ["dog"]
 
 
 def test_a_dated_plan_carries_its_expiry() -> None:

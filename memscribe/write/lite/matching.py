@@ -45,17 +45,24 @@ def _blocking(diff: frozenset[str]) -> bool:
     return any(any(ch.isdigit() for ch in token) for token in diff)
 
 
+@lru_cache(maxsize=4096)
+def _normal(text: str) -> str:
+    return normalize(text).strip(" .!")
+
+
 def near_duplicate(new: str, old: str, ignore: frozenset[str] = frozenset()) -> bool:
     """Same statement said again: equal once normalised, or ≥ 80% token overlap with no number changed."""
-    if normalize(new).strip(" .!") == normalize(old).strip(" .!"):
+    if _normal(new) == _normal(old):
         return True
     a, b = content_tokens(new, ignore), content_tokens(old, ignore)
     if len(a) < 2 or len(b) < 2:
         return False
+    contained = a <= b and len(a) >= 3 and len(a) / len(b) >= 0.6
+    if not contained and min(len(a), len(b)) / max(len(a), len(b)) < 0.8:
+        return False  # sizes alone rule out 80% overlap: skip the set work (episodes compare many pairs)
     if _blocking(a ^ b):
         return False
-    overlap = len(a & b) / len(a | b)
-    return overlap >= 0.8 or (a <= b and len(a) >= 3 and len(a) / len(b) >= 0.6)
+    return contained or len(a & b) / len(a | b) >= 0.8
 
 
 def covers(new: str, old: str, ignore: frozenset[str] = frozenset()) -> bool:
