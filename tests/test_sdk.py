@@ -262,3 +262,36 @@ def test_replay_rederives_with_another_writer(mem: Memory) -> None:
     assert report["retracted"] == 1 and report["events"] == {"ADD": 1}
     assert [h["memory"] for h in mem.list(user_id="alice")["results"]] == ["I like green tea"]
     assert len(mem.list(user_id="bob")["results"]) == 1
+
+
+def test_ancient_timestamps_round_trip(mem: Memory) -> None:
+    out = mem.add("The city walls were rebuilt", user_id="historian", timestamp="0950-03-01T00:00:00Z")
+    got = mem.get(out["results"][0]["id"])
+    assert got["valid_from"].startswith("0950-03-01")
+    assert mem.search("walls", user_id="historian", as_of="0951-01-01T00:00:00Z")["results"]
+
+
+def test_stats_and_pending_work_stay_inside_the_tenant(tmp_path: Path, clock: FrozenClock) -> None:
+    path = tmp_path / "t.db"
+    a = Memory(path, embedder="hash", clock=clock, tenant="acme")
+    b = Memory(path, embedder="hash", clock=clock, tenant="globex")
+    a.add("acme fact one", user_id="u")
+    b.add("globex fact one", user_id="u", wait=False)
+    assert a.stats()["memories"] == 1 and a.stats()["pending_episodes"] == 0
+    assert a.process_pending() == 0  # globex's pending episode is not acme's to process
+    b.flush()
+    assert b.stats()["memories"] == 1
+
+
+def test_import_from_another_tenant_gets_fresh_ids(tmp_path: Path, clock: FrozenClock) -> None:
+    path = tmp_path / "t.db"
+    a = Memory(path, embedder="hash", clock=clock, tenant="acme")
+    b = Memory(path, embedder="hash", clock=clock, tenant="globex")
+    mid = a.add("I work at Boeing", user_id="u")["results"][0]["id"]
+    a.update(mid, "I work at Airbus")
+    counts = b.import_(a.export("u") or [])
+    assert counts["memories"] == 2 and counts["episodes"] == 2  # two versions of one memory
+    (copy,) = b.list(user_id="u")["results"]
+    assert copy["id"] != mid and copy["memory"] == "I work at Airbus"
+    assert [v["memory"] for v in b.history(copy["id"])] == ["I work at Boeing", "I work at Airbus"]
+    assert a.get(mid)["memory"] == "I work at Airbus"

@@ -211,13 +211,6 @@ def check_import_and_purge(client: TestClient, h: dict[str, str], lines: list[st
     assert client.get("/v1/stats", params={"user_id": "u1"}, headers=h).json()["current"] == 0
 
 
-SAME_STORE_IMPORT = (
-    "engine: memory and journal ids are unique store-wide, so importing an export into another tenant "
-    "(or user) of the same store hits a UNIQUE constraint (StoreError)"
-)
-
-
-@pytest.mark.xfail(strict=True, reason=SAME_STORE_IMPORT)
 def test_import_into_another_tenant_of_the_same_store(
     client: TestClient, h: dict[str, str], settings: ServerSettings
 ) -> None:
@@ -437,7 +430,6 @@ def test_secrets_redacted_on_every_rest_entry_point(client: TestClient, h: dict[
     assert "[REDACTED]" in outputs[0]
 
 
-@pytest.mark.xfail(strict=True, reason="engine: Memory.import_ stores imported text without redaction")
 def test_secrets_redacted_on_import(client: TestClient, h: dict[str, str], tmp_path: Path) -> None:
     add(client, h, "a harmless fact")
     lines = client.get("/v1/export", params={"user_id": "u1"}, headers=h).text

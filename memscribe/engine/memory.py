@@ -121,7 +121,7 @@ class Memory:
         """Write memories for episodes stored but not yet processed (after a crash or ``wait=False``)."""
         done = 0
         while done < limit:
-            batch = self._core.store.pending_episodes(limit=min(100, limit - done))
+            batch = self._core.store.pending_episodes(limit=min(100, limit - done), tenant=self._core.tenant)
             if not batch:
                 break
             for episode in batch:
@@ -153,7 +153,7 @@ class Memory:
             worker = self._worker
             if worker is not None:
                 worker.join(timeout)
-            if not self._core.store.pending_episodes(limit=1):
+            if not self._core.store.pending_episodes(limit=1, tenant=self._core.tenant):
                 return
             self.process_pending()
             return
@@ -294,7 +294,7 @@ class Memory:
 
     def stats(self, *, user_id: object = None) -> dict[str, Any]:
         partition = self._core.partition(user_id) if user_id is not None else None
-        return self._core.store.stats(partition)
+        return self._core.store.stats(partition, tenant=self._core.tenant)
 
     def close(self) -> None:
         if self._worker is not None:

@@ -27,6 +27,7 @@ __all__ = [
     "propose_ops",
     "propose_prepare",
     "record_failure",
+    "redact_message",
     "results_from_journal",
     "retract_all",
 ]
@@ -49,7 +50,7 @@ def prepare_episode(
 ) -> Episode:
     """Validate and redact the input into an episode. Raises InvalidInput/ScopeError; touches nothing."""
     scope = core.scope(user_id, agent_id=agent_id, session_id=session_id, project=project)
-    parsed = tuple(_redact_message(m) for m in parse_messages(messages))
+    parsed = tuple(redact_message(m) for m in parse_messages(messages))
     when = parse_time(timestamp) or core.clock.now()
     if source is None:
         source = "api"
@@ -63,7 +64,8 @@ def prepare_episode(
     )
 
 
-def _redact_message(m: Message) -> Message:
+def redact_message(m: Message) -> Message:
+    """The message with secrets replaced in its content and tool-call arguments."""
     calls = tuple(ToolCall(c.name, _redact_value(c.arguments), c.id) for c in m.tool_calls)
     return replace(m, content=redact(m.content)[0], tool_calls=calls)
 

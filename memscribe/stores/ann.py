@@ -434,9 +434,7 @@ class AutoIndex:
             self._inner.save(path)
 
     @classmethod
-    def load(
-        cls, path: PathLike, dim: int, *, hnsw_threshold: int = DEFAULT_HNSW_THRESHOLD, threads: int = 2
-    ) -> Self:
+    def load(cls, path: PathLike, dim: int, *, hnsw_threshold: int = DEFAULT_HNSW_THRESHOLD, threads: int = 2) -> Self:
         index = cls(dim, hnsw_threshold=hnsw_threshold, threads=threads)
         inner = load_index(path, dim)
         if isinstance(inner, USearchIndex):

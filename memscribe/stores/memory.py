@@ -108,10 +108,11 @@ class InMemoryStore:
             row = self._episode(partition, episode_id)
             return row.state() if row else None
 
-    def pending_episodes(self, limit: int = 100) -> list[Episode]:
+    def pending_episodes(self, limit: int = 100, *, tenant: str | None = None) -> list[Episode]:
         with self._lock:
             open_ = [e.episode for e in self._episodes.values()
-                     if e.status != "done" and e.attempts < MAX_EPISODE_ATTEMPTS]  # fmt: skip
+                     if e.status != "done" and e.attempts < MAX_EPISODE_ATTEMPTS
+                     and tenant in (None, e.episode.scope.tenant)]  # fmt: skip
             return open_[: max(limit, 0)]
 
     def fail_episode(self, episode_id: str, error: str) -> None:
@@ -187,9 +188,7 @@ class InMemoryStore:
                 assert vectors is not None
                 vector = _unit(np.array(vectors[position[record.version_id]], dtype=np.float32))
             self._seq += 1
-            rows[record.version_id] = _Row(
-                self._seq, record, vector, frozenset(keyword_terms(record.text, _ALL))
-            )
+            rows[record.version_id] = _Row(self._seq, record, vector, frozenset(keyword_terms(record.text, _ALL)))
             numbered.add((record.id, record.version))
             if record.retired_at is None:
                 current.add(record.id)
@@ -219,9 +218,7 @@ class InMemoryStore:
 
     def _erase_traces(self, part: _Partition, memory_ids: set[str], erased: list[MemoryRecord]) -> None:
         """Journal lines keep their decision but lose their reason; source messages lose their text."""
-        part.journal[:] = [
-            replace(e, reason=ERASED) if e.memory_id in memory_ids else e for e in part.journal
-        ]
+        part.journal[:] = [replace(e, reason=ERASED) if e.memory_id in memory_ids else e for e in part.journal]
         for record in erased:
             row = self._episodes.get(record.episode_id or "")
             if row is None or row.episode.scope.partition != record.scope.partition:
@@ -237,9 +234,7 @@ class InMemoryStore:
     def get(self, partition: Partition, memory_id: str) -> MemoryRecord | None:
         with self._lock:
             rows = self._rows(partition)
-        return next(
-            (r.record for r in rows if r.record.id == memory_id and r.record.retired_at is None), None
-        )
+        return next((r.record for r in rows if r.record.id == memory_id and r.record.retired_at is None), None)
 
     def versions(self, partition: Partition, memory_id: str) -> list[MemoryRecord]:
         with self._lock:
@@ -350,10 +345,11 @@ class InMemoryStore:
             ) if found]  # fmt: skip
         return PurgeReport(partition, len(part.rows), len(gone), len(part.journal), (), tuple(leftovers))
 
-    def stats(self, partition: Partition | None = None) -> dict[str, Any]:
+    def stats(self, partition: Partition | None = None, *, tenant: str | None = None) -> dict[str, Any]:
         with self._lock:
-            parts = [p for key, p in self._parts.items() if partition in (None, key)]
-            episodes = [e for e in self._episodes.values() if partition in (None, e.episode.scope.partition)]
+            parts = [p for key, p in self._parts.items() if partition in (None, key) and tenant in (None, key[0])]
+            episodes = [e for e in self._episodes.values() if partition in (None, e.episode.scope.partition)
+                        and tenant in (None, e.episode.scope.tenant)]  # fmt: skip
             records = [r.record for p in parts for r in p.rows.values()]
             return {
                 "memories": len({r.id for r in records}),
@@ -369,9 +365,7 @@ class InMemoryStore:
         """Invariant violations found (empty when healthy)."""
         with self._lock:
             problems = []
-            owners = Counter(
-                m for part in self._parts.values() for m in {r.record.id for r in part.rows.values()}
-            )
+            owners = Counter(m for part in self._parts.values() for m in {r.record.id for r in part.rows.values()})
             for (tenant, user_id), part in self._parts.items():
                 where = f"partition {tenant}/{user_id}"
                 records = [r.record for r in part.rows.values()]

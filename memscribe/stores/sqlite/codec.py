@@ -34,15 +34,14 @@ __all__ = [
     "untime",
 ]
 
-_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
-
 
 def t(when: datetime | None) -> str | None:
-    return when.astimezone(UTC).strftime(_FORMAT) if when is not None else None
+    # isoformat pads the year to four digits (strftime's %Y does not), keeping every value the same width.
+    return when.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z" if when else None
 
 
 def untime(text: str | None) -> datetime | None:
-    return datetime.strptime(text, _FORMAT).replace(tzinfo=UTC) if text else None
+    return datetime.fromisoformat(text[:-1]).replace(tzinfo=UTC) if text else None
 
 
 def _time(text: str) -> datetime:

@@ -132,11 +132,16 @@ def _scan(files: list[Path], needles: set[bytes]) -> list[str]:
     return leftovers
 
 
-def stats(store: SQLiteStore, partition: Partition | None) -> dict[str, Any]:
+def stats(store: SQLiteStore, partition: Partition | None, tenant: str | None = None) -> dict[str, Any]:
     if not store._open(create=False):
         empty = ("memories", "versions", "current", "episodes", "pending_episodes", "journal", "bytes")
         return {**dict.fromkeys(empty, 0), "path": str(store.path)}
-    scope, params = ("WHERE tenant = ? AND user_id = ?", list(partition)) if partition else ("", [])
+    if partition:
+        scope, params = "WHERE tenant = ? AND user_id = ?", list(partition)
+    elif tenant is not None:
+        scope, params = "WHERE tenant = ?", [tenant]
+    else:
+        scope, params = "", []
     and_scope = scope.replace("WHERE", "AND") if scope else ""
 
     def run(conn: sqlite3.Connection) -> dict[str, Any]:

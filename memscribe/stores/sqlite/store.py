@@ -115,12 +115,12 @@ class SQLiteStore:
         result: EpisodeState | None = self._read(run, None)
         return result
 
-    def pending_episodes(self, limit: int = 100) -> list[Episode]:
+    def pending_episodes(self, limit: int = 100, *, tenant: str | None = None) -> list[Episode]:
         def run(conn: sqlite3.Connection) -> list[Episode]:
             rows = conn.execute(
                 f"SELECT {codec.EPISODE_COLUMNS} FROM episodes WHERE status != 'done' AND attempts < ? "
-                "ORDER BY rowid LIMIT ?",
-                (MAX_EPISODE_ATTEMPTS, limit),
+                "AND (? IS NULL OR tenant = ?) ORDER BY rowid LIMIT ?",
+                (MAX_EPISODE_ATTEMPTS, tenant, tenant, limit),
             ).fetchall()
             return [codec.episode_row(r) for r in rows]
 
@@ -426,8 +426,8 @@ class SQLiteStore:
         self._open(create=True)
         return maintenance.purge_partition(self, partition)
 
-    def stats(self, partition: Partition | None = None) -> dict[str, Any]:
-        return maintenance.stats(self, partition)
+    def stats(self, partition: Partition | None = None, *, tenant: str | None = None) -> dict[str, Any]:
+        return maintenance.stats(self, partition, tenant)
 
     def check(self) -> list[str]:
         return maintenance.check(self)
