@@ -66,7 +66,7 @@ class Params:
     threads: int = 2
     connectivity: int = 16
     expansion_add: int = 128
-    expansion_search: int = 64
+    expansion_search: int = 128
     single_adds: int = 100
 
 

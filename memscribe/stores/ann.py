@@ -267,9 +267,10 @@ _USEARCH_FREE_KEY = -1
 class USearchIndex:
     """Approximate cosine search on a usearch HNSW graph.
 
-    Vectors are stored as f16 by default: half the memory of f32 with no measurable loss of recall, while
-    i8 loses a few points (docs/vector-index.md). Removed keys leave slots that later adds reuse. The key
-    -1 is reserved by usearch and refused.
+    Vectors are stored as f16 by default: half the memory of f32 for under a point of recall, while i8
+    loses four to five points. The search depth of 128 (usearch's default is 64) lifts recall@10 on MiniLM
+    embeddings from 0.97 to 0.99 for about 0.15 ms more per query (docs/vector-index.md). Removed keys leave
+    slots that later adds reuse. The key -1 is reserved by usearch and refused.
     """
 
     def __init__(
@@ -279,7 +280,7 @@ class USearchIndex:
         dtype: str = "f16",
         connectivity: int = 16,
         expansion_add: int = 128,
-        expansion_search: int = 64,
+        expansion_search: int = 128,
         threads: int = 2,
         _index: Any = None,
     ) -> None:
