@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from memscribe.config import DEFAULT_DB_NAME
+from memscribe.config import DEFAULT_DB_NAME, MemoryConfig
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -36,13 +36,16 @@ def load_sample() -> dict[str, Any]:
     return data
 
 
-def _ingest(memory: Memory, sample: dict[str, Any], out: Console) -> None:
-    """Add every session, one ``add`` call each, and show what the writer did with it."""
+def _ingest(memory: Memory, sample: dict[str, Any], out: Console) -> dict[str, str]:
+    """Add every session, one ``add`` call each, and show what the writer did with it.
+
+    Returns the session id of each episode id, to show where a memory came from."""
     from rich.table import Table
 
     table = Table(title="1 · ingest: one add() per session", title_justify="left")
     for column in ("date", "messages", "operations", "ms"):
         table.add_column(column, justify="right" if column in ("messages", "ms") else "left")
+    sessions: dict[str, str] = {}
     started = time.perf_counter()
     for session in sample["sessions"]:
         t0 = time.perf_counter()
@@ -50,6 +53,7 @@ def _ingest(memory: Memory, sample: dict[str, Any], out: Console) -> None:
             session["messages"], user_id=sample["user_id"], agent_id=sample.get("agent_id"),
             session_id=session["session_id"], timestamp=session["timestamp"], source="demo",
         )  # fmt: skip
+        sessions[result["episode_id"]] = session["session_id"]
         events = Counter(row["event"] for row in result["results"])
         summary = ", ".join(f"{n} {event}" for event, n in sorted(events.items())) or "nothing new"
         if result.get("duplicate"):
@@ -59,23 +63,32 @@ def _ingest(memory: Memory, sample: dict[str, Any], out: Console) -> None:
     out.print(table)
     turns = sum(len(s["messages"]) for s in sample["sessions"])
     out.print(f"[dim]{turns} messages in {time.perf_counter() - started:.2f} s (model load included)[/dim]\n")
+    return sessions
 
 
-def _searches(memory: Memory, sample: dict[str, Any], out: Console) -> None:
+def _searches(
+    memory: Memory, sample: dict[str, Any], sessions: dict[str, str], writer: str, out: Console
+) -> None:
     from rich.table import Table
     from rich.text import Text
 
     out.print("[bold]2 · search[/bold]: hybrid (vector + keyword) over current memories; best 3 shown")
+    if writer == "raw":
+        out.print(
+            "[dim]The raw writer keeps every message as a memory, so stale facts (Seattle, coffee) still "
+            "compete with current ones. Writers that reconcile (--writer lite) supersede them.[/dim]"
+        )
     for query in sample["queries"]:
         hits = memory.search(query, user_id=sample["user_id"], limit=3)["results"]
         table = Table(title=f"“{query}”", title_justify="left", title_style="bold cyan")
         table.add_column("score", justify="right")
         table.add_column("date", no_wrap=True)
         table.add_column("memory", ratio=1, min_width=30)
-        table.add_column("from", style="dim", no_wrap=True)
+        table.add_column("said in", style="dim", no_wrap=True)
         for hit in hits:
-            indices = ",".join(str(i) for i in hit["provenance"]["message_indices"])
-            where = f"{hit['subject']} · msg {indices}"
+            prov = hit["provenance"]
+            session = sessions.get(prov["episode_id"], "?")
+            where = f"{session} #{','.join(str(i + 1) for i in prov['message_indices'])}"
             table.add_row(f"{hit['score']:.3f}", hit["valid_from"][:10], Text(hit["memory"]), where)
         out.print(table)
 
@@ -134,14 +147,14 @@ def run_demo(path: Path, *, writer: str, embedder: str, out: Console, kept: bool
     )
     out.print(Panel(intro, expand=False))
     with Memory(path, writer=writer, embedder=embedder) as memory:
-        _ingest(memory, sample, out)
-        _searches(memory, sample, out)
+        sessions = _ingest(memory, sample, out)
+        _searches(memory, sample, sessions, writer, out)
         memory_id = _history(memory, sample, writer, out)
     _next_steps(path, kept, sample["user_id"], memory_id, out)
 
 
 @click.command("demo")
-@click.option("--writer", default="raw", show_default=True, help="Memory writer (raw, lite, ...).")
+@click.option("--writer", default=MemoryConfig().writer, show_default=True, help="Memory writer (raw, lite).")
 @click.option("--embedder", default="local", show_default=True, help="Embedder: local or hash.")
 def main(writer: str, embedder: str) -> None:
     """Ingest a sample conversation, search it and show a memory's history."""

@@ -26,14 +26,16 @@ FACTORIES: dict[str, Factory] = {
 
 def unit(rows: int, dim: int = DIM, seed: int = 0) -> np.ndarray:
     data = np.random.default_rng(seed).standard_normal((rows, dim)).astype(np.float32)
-    return data / np.linalg.norm(data, axis=1, keepdims=True)
+    result: np.ndarray = data / np.linalg.norm(data, axis=1, keepdims=True)
+    return result
 
 
 def clustered(rows: int, dim: int, seed: int = 0) -> np.ndarray:
     rng = np.random.default_rng(seed)
     centres = rng.standard_normal((20, dim))
     data = centres[rng.integers(0, 20, rows)] + 0.3 * rng.standard_normal((rows, dim))
-    return (data / np.linalg.norm(data, axis=1, keepdims=True)).astype(np.float32)
+    result: np.ndarray = (data / np.linalg.norm(data, axis=1, keepdims=True)).astype(np.float32)
+    return result
 
 
 @pytest.fixture(params=sorted(FACTORIES))

@@ -24,9 +24,10 @@ def test_sample_conversation_is_well_formed() -> None:
     assert sample["queries"] and sample["history_query"] and sample["correction"]
 
 
-def test_demo_runs_in_a_temporary_store(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("writer", ["raw", "lite"])
+def test_demo_runs_in_a_temporary_store(monkeypatch: pytest.MonkeyPatch, writer: str) -> None:
     monkeypatch.delenv("MEMSCRIBE_HOME", raising=False)
-    result = CliRunner().invoke(main, ["--embedder", "hash"])
+    result = CliRunner().invoke(main, ["--embedder", "hash", "--writer", writer])
     assert result.exit_code == 0, result.output
     for heading in ("1 · ingest", "2 · search", "3 · history", "Try it yourself"):
         assert heading in result.output

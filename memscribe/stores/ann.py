@@ -53,30 +53,24 @@ class VectorIndex(Protocol):
 
     def add(self, keys: Keys, vectors: Vectors) -> None:
         """Insert rows; a key already present is replaced. Wrong width raises EmbeddingMismatch."""
-        ...
 
     def remove(self, keys: Keys) -> None:
         """Delete keys; keys that are not present are ignored."""
-        ...
 
     def search(self, vector: Vectors, k: int) -> list[tuple[int, float]]:
         """The ``k`` nearest keys to ``vector`` (shape (dim,)), as (key, cosine), best first."""
-        ...
 
     def keys(self) -> npt.NDArray[np.int64]:
         """Every key present, in no particular order (to reconcile the index with the database)."""
-        ...
 
     def __len__(self) -> int: ...
 
     def save(self, path: PathLike) -> None:
         """Write the index to ``path`` atomically: a reader sees the old file or the new, never half."""
-        ...
 
     @classmethod
     def load(cls, path: PathLike, dim: int) -> Self:
         """Open a saved index; raises EmbeddingMismatch if it holds vectors of another width."""
-        ...
 
 
 def _as_keys(keys: Keys) -> npt.NDArray[np.int64]:
@@ -137,7 +131,7 @@ def _write_atomically(path: PathLike, write: Callable[[str], None]) -> None:
 class NumpyIndex:
     """Exact cosine search over a float32 matrix; recall is always 1.0.
 
-    Rows live in a preallocated matrix that grows by doubling; removal moves the last row into the hole,
+    Rows live in a preallocated matrix that grows by half its size; removal moves the last row into the hole,
     so add and remove are O(1) per key and search is one matrix-vector product plus a partial sort.
     """
 
@@ -239,10 +233,8 @@ class NumpyIndex:
         if keys.shape[0] != count or matrix.shape[0] != count * dim or trailing:
             raise StoreError(f"{path} is damaged: its size does not match its header")
         index = cls(dim)
-        index._reserve(count)
-        index._keys[:count] = keys
-        index._matrix[:count] = matrix.reshape(count, dim)
-        index._count = count
+        # np.fromfile returns fresh writable arrays: adopt them rather than copy 1.5 KB per vector again.
+        index._keys, index._matrix, index._count = keys, matrix.reshape(count, dim), count
         index._slot = {key: slot for slot, key in enumerate(keys.tolist())}
         if len(index._slot) != count:
             raise StoreError(f"{path} is damaged: it holds a key twice")
@@ -252,7 +244,7 @@ class NumpyIndex:
         capacity = self._matrix.shape[0]
         if needed <= capacity:
             return
-        capacity = max(needed, 2 * capacity, 64)
+        capacity = max(needed, capacity + capacity // 2, 64)  # 1.5x: amortised O(1) with less slack
         matrix = np.empty((capacity, self._dim), dtype=np.float32)
         matrix[: self._count] = self._matrix[: self._count]
         keys = np.empty(capacity, dtype=np.int64)
