@@ -265,13 +265,17 @@ class SQLiteStore:
         return sorted(found, key=lambda r: order[r.version_id])
 
     def by_slot(self, partition: Partition, slot: str) -> list[MemoryRecord]:
-        return self._select("m.slot = ? AND m.retired_at IS NULL AND m.status = 'active'", [slot], partition)
+        return self._select(
+            "m.tenant = ? AND m.user_id = ? AND m.slot = ? AND m.retired_at IS NULL AND m.status = 'active'",
+            [*partition, slot],
+            None,
+        )
 
     def by_subject(self, partition: Partition, subject: str, limit: int = 50) -> list[MemoryRecord]:
         return self._select(
-            "m.subject = ? AND m.retired_at IS NULL AND m.status = 'active'",
-            [subject],
-            partition,
+            "m.tenant = ? AND m.user_id = ? AND m.subject = ? AND m.retired_at IS NULL AND m.status = 'active'",
+            [*partition, subject],
+            None,
             limit=limit,
         )
 
@@ -308,7 +312,8 @@ class SQLiteStore:
         offset: int = 0,
     ) -> list[MemoryRecord]:
         if partition is not None:
-            clause += " AND m.tenant = ? AND m.user_id = ?"
+            # Unary + keeps the planner on the id index: the partition index would scan a whole user's rows.
+            clause += " AND +m.tenant = ? AND +m.user_id = ?"
             params = [*params, *partition]
         sql = f"SELECT {_M} FROM memories m WHERE {clause} ORDER BY {order} LIMIT ? OFFSET ?"
 

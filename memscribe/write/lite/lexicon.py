@@ -62,7 +62,7 @@ PETS = {
 
 DIETS = words(
     """vegetarian vegan pescatarian pescetarian keto paleo carnivore flexitarian gluten-free dairy-free
-    halal kosher omnivore"""
+    halal kosher omnivore mediterranean"""
 )
 
 # Head nouns that make "I'm a X" a job title rather than "I'm a big fan of X".
@@ -96,7 +96,8 @@ LANGUAGES = words(
 CAR_BRANDS = words(
     """tesla toyota honda ford bmw audi volkswagen vw subaru mazda kia hyundai nissan chevy chevrolet volvo
     mercedes porsche jeep rivian prius civic corolla camry lexus fiat peugeot renault skoda seat mini
-    jaguar landrover dodge ram gmc cadillac buick lincoln polestar lucid acura infiniti mitsubishi"""
+    jaguar landrover dodge ram gmc cadillac buick lincoln polestar lucid acura infiniti mitsubishi miata
+    mustang beetle vespa outback forester wrangler"""
 )
 
 MODALS = frozenset(["can", "could", "will", "would", "shall", "should", "may", "might", "must", "cannot"])

@@ -20,7 +20,10 @@ _PREAMBLE = lazy(
     r"\s*[,!.:-]+\s*"
     r"|(?:well|oh|ah|aw+|wow|omg|so|also|anyway|anyways|btw|by the way|fyi|just so you know|for the record"
     r"|yeah|yes|yep|no|ok|okay|haha+|lol|hmm+|um+|honestly|guess what|fun fact|oh yeah|oh and|and|plus|but"
-    r"|oh wow|oh man|man|dude|wait|oops|whoa|update|quick update|news|big news)\b\s*[,!.:-]*\s+"
+    r"|oh wow|oh man|man|dude|wait|oops|whoa|update|quick update|news|big news|for context|as far as i know"
+    r"|sadly|unfortunately|luckily|happily|anyhow)\b\s*[,!.:-]*\s+"
+    # A short heading before a colon or an "-wise" topic ("Life update: I'm engaged", "Money-wise, ...").
+    r"|[\w' ,-]{1,30}:\s+(?=(?:I|I'm|I've|my|we|our)\b)|[\w-]+-wise,\s+"
     r"|(?:please\s+)?(?:remember|note|keep in mind|make a note|don't forget)(?:\s+that)?\s*[:,]?\s+(?=\S))",
     re.IGNORECASE,
 )

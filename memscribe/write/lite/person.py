@@ -54,7 +54,8 @@ _MY = lazy(r"^(?:my|our)\b", re.IGNORECASE)
 _PERSON_VERB = (
     r"(?:lives|lived|works|worked|moved|is|was|has|had|got|gets|loves|likes|adopted|turned|married|started"
     r"|joined|studies|speaks|went|just|recently|finally|also|bought|visited|wants|plans|quit|left|became"
-    r"|will|would|drives|teaches|said|told|and)\b"
+    r"|will|would|drives|teaches|said|told|and|eats|follows|studies|switched|retrained|traded|packed"
+    r"|relocated|transferred|stopped|gave|still|celebrated)\b"
 )
 _NAME = lazy(
     r"^(?P<name>(?-i:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?))(?:(?P<poss>'s)\s+|\s+(?=" + _PERSON_VERB + r"))"
@@ -93,7 +94,8 @@ class Referents:
 _DROPPED_SUBJECT = lazy(
     r"^(?P<verb>gonna|wanna|going to|planning to|planning on|hoping to|trying to|thinking about|thinking of"
     r"|just|finally|recently|went|got|moved|started|bought|adopted|visited|been|had|love|loved|spent|finished"
-    r"|made|took|tried|joined|quit|signed up)\b",
+    r"|made|took|tried|joined|quit|signed up"
+    r"|still(?=\s+(?:\w+ing|at|in|with|into|obsessed|single|dating|married|engaged|\d+)\b))\b",
     re.IGNORECASE,
 )
 _PROGRESSIVE_DROP = {"gonna": "I am going to", "wanna": "I want to"}
@@ -107,7 +109,7 @@ def restore_subject(text: str) -> str:
     verb = match.group("verb").lower()
     if verb in _PROGRESSIVE_DROP:
         return _PROGRESSIVE_DROP[verb] + text[match.end() :]
-    if verb.endswith("ing") or verb.startswith(("going", "planning", "hoping", "trying", "thinking")):
+    if verb.endswith("ing") or verb.startswith(("going", "planning", "hoping", "trying", "thinking", "still")):
         return "I am " + text[0].lower() + text[1:]
     return "I " + text[0].lower() + text[1:]
 
