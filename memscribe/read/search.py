@@ -10,7 +10,7 @@ from memscribe.providers.ports import Embedder
 from memscribe.read.fuse import fuse_rrf
 from memscribe.stores.ports import Partition, RecordFilter, Store
 
-__all__ = ["Hit", "gather_hits"]
+__all__ = ["Hit", "gather_hits", "inflected"]
 
 
 @dataclass(frozen=True)
@@ -19,6 +19,29 @@ class Hit:
     score: float
     vector_score: float | None
     keyword_score: float | None
+
+
+def _forms(word: str) -> list[str]:
+    """Regular English inflections of ``word``: "live" → lives, lived, living; "hobbies" → hobby."""
+    if not word.isalpha() or len(word) < 3:
+        return []
+    if word.endswith("ies"):
+        return [word[:-3] + "y"]
+    if word.endswith("s") and not word.endswith("ss"):
+        return [word[:-1]]
+    if word.endswith("y") and word[-2] not in "aeiou":
+        return [word[:-1] + "ies", word[:-1] + "ied", word + "ing"]
+    if word.endswith("e"):
+        return [word + "s", word + "d", word[:-1] + "ing"]
+    return [word + "s", word + "es", word + "ed", word + "ing"]
+
+
+def inflected(terms: list[str]) -> list[str]:
+    """Query terms plus their regular inflections, so "Where do I live?" finds "lives in Lisbon"."""
+    out = dict.fromkeys(terms)
+    for term in terms:
+        out.update(dict.fromkeys(_forms(term)))
+    return list(out)
 
 
 def gather_hits(
@@ -35,7 +58,7 @@ def gather_hits(
     depth = max(limit * 3, 30)
     vector = query_vector if query_vector is not None else embedder.embed([query])[0]
     by_vector = store.vector_search(partition, vector, embedder.model_id, flt, depth)  # type: ignore[arg-type]
-    by_keyword = store.keyword_search(partition, keyword_terms(query), flt, depth)
+    by_keyword = store.keyword_search(partition, inflected(keyword_terms(query)), flt, depth)
     fused = fuse_rrf([by_vector, by_keyword])[:limit]
     records = {r.version_id: r for r in store.by_version_ids(partition, [vid for vid, _ in fused])}
     vscore, kscore = dict(by_vector), dict(by_keyword)

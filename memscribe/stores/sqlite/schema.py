@@ -108,6 +108,13 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         CREATE VIRTUAL TABLE memories_fts USING fts5(text, part, tokenize = 'unicode61 remove_diacritics 2');
         """,
     ),
+    (
+        "0002_keyword_vocabulary",
+        """
+        -- Document frequency per term, so very common query words can be left out of a keyword search.
+        CREATE VIRTUAL TABLE memories_fts_vocab USING fts5vocab(memories_fts, 'row');
+        """,
+    ),
 )
 
 

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 __all__ = ["SQLiteStore"]
 
 MAX_EPISODE_ATTEMPTS = 5
+COMMON_TERM_DOCS = 2_000  # a query word in more documents than this (and 10x its rarest word) is skipped
 _M = ", ".join(f"m.{c.strip()}" for c in MEMORY_COLUMNS.split(","))
 
 
@@ -330,6 +331,7 @@ class SQLiteStore:
     ) -> list[tuple[str, float]]:
         if not terms:
             return []
+        terms = self._selective_terms(terms)
         words = " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
         match = f"part:{partition_token(partition)} AND ({words})"
         clause, params = where(partition, flt)
@@ -344,6 +346,22 @@ class SQLiteStore:
 
         result: list[tuple[str, float]] = self._read(run, [])
         return result
+
+    def _selective_terms(self, terms: Sequence[str]) -> list[str]:
+        """Drop words that occur in very many documents when the query has rarer ones: ranking every
+        match of a near-stopword costs time and adds little (the max-df rule of classic retrieval)."""
+
+        def run(conn: sqlite3.Connection) -> dict[str, int]:
+            marks = ",".join("?" * len(terms))
+            rows = conn.execute(f"SELECT term, doc FROM memories_fts_vocab WHERE term IN ({marks})", list(terms))
+            return {term: doc for term, doc in rows}
+
+        docs: dict[str, int] = self._read(run, {})
+        known = [docs.get(t.lower(), 0) for t in terms]
+        rarest = min((d for d in known if d), default=0)
+        cap = max(COMMON_TERM_DOCS, rarest * 10)
+        kept = [t for t, d in zip(terms, known, strict=True) if d <= cap]
+        return kept or list(terms)
 
     def vector_search(
         self, partition: Partition, vector: Vectors, model_id: str, flt: RecordFilter, limit: int

@@ -42,6 +42,9 @@ class LazyPattern:
     def findall(self, string: str) -> list[Any]:
         return self.compiled.findall(string)
 
+    def split(self, string: str) -> list[str]:
+        return self.compiled.split(string)
+
     def sub(self, repl: str | Callable[[re.Match[str]], str], string: str, count: int = 0) -> str:
         return self.compiled.sub(repl, string, count=count)
 

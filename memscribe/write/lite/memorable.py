@@ -74,6 +74,13 @@ _QUESTION_START = lazy(
     re.IGNORECASE,
 )
 _FIRST_PERSON = lazy(r"\b(?:I|I'm|I've|I'd|I'll|me|my|mine|myself|we|we're|we've|our|us)\b", re.I)
+# Remarks about what was said before, not facts: "I got something wrong last time".
+_META = lazy(
+    r"^(?:I|we)\s+(?:got|had) (?:something|that|it|a few things|some things) wrong\b"
+    r"|^I (?:told|gave) you (?:.{1,40}) (?:before|earlier|last time),? but (?:that|it) (?:was|is) (?:wrong|not right"
+    r"|incorrect|a mistake)",
+    re.IGNORECASE,
+)
 _CAPITALISED = lazy(r"\b[A-Z][a-z]+\b")
 _WORD = lazy(r"[\w'-]+")
 _WEAK = words(
@@ -114,6 +121,8 @@ def drop_reason(text: str) -> str | None:
     bare = text.strip().strip("!.~ ").strip()
     if not bare:
         return "empty"
+    if _META.match(bare):
+        return "about the conversation"
     if REDACTED in bare:
         return "secret"  # a statement about a redacted credential holds nothing worth recalling
     if bare.endswith("?") or _QUESTION_START.match(bare):

@@ -24,6 +24,7 @@ from memscribe.write.lite.values import (
     value_pet,
     value_place,
     value_school,
+    value_school_name,
     value_thing,
 )
 
@@ -175,10 +176,11 @@ STATE_RULES: tuple[Rule, ...] = (
           past_ok=True),
     _rule("surname", r"my (?:last name|surname|family name) is (?P<v>" + _NAME + ")", value_name, single=S),
     _rule("age", r"{AUX}(?:am|is|turned|just turned)\s+(?P<v>\d{1,3})(?:\s*(?:years?|yrs?)(?:\s*old)?"
-          r"|\s*y/?o)?(?=\s*(?:$|[,.!;]|and\b|but\b|now\b|today\b|on\b|this\b|so\b))", single=S,
+          r"|\s*y/?o)?(?=\s*(?:$|[,.!;]|and\b|but\b|now\b|today\b|on\b|this\b|so\b|last\b|yesterday\b"
+          r"|in\b|for\b|the\b))", single=S,
           past_ok=True),
     _rule("birthday", r"my birthday is (?:on )?(?P<v>" + _NP + ")", _lower, single=S),
-    _rule("phone", r"my (?:phone|cell|mobile|cell phone|phone number|number|cell number|mobile number)"
+    _rule("phone", r"my (?:new )?(?:phone|cell|mobile|cell phone|phone number|number|cell number|mobile number)"
           r"(?: number)? is (?P<v>\+?\d[\d ().-]{5,}\d)", _digits, single=S),
     _rule("email", r"my (?:email|e-mail|email address) is (?P<v>\S+@\S+\w)", _lower, single=S),
     _rule("address", r"my (?:home |new )?address is (?P<v>.+)", _lower, single=S),
@@ -206,13 +208,13 @@ STATE_RULES: tuple[Rule, ...] = (
     _rule("learning", r"{AUX}(?:learning|started learning|taking up|learning to play|learning how to)\s+"
           r"(?:the |to )?(?P<v>" + _NP + ")", single=M, past_ok=True),
     # vehicles, favourites, likes, hobbies
-    _rule("vehicle", r"{AUX}(?:drive|drives|driving|own|owns|bought|got|leased|purchased)\s+(?:a |an |my )?"
+    _rule("vehicle", r"{AUX}(?:drive|drives|driving|own|owns|bought|got|leased|purchased)\s+(?:a |an |my |the )?"
           r"(?:(?:new|used|brand new|second-hand|old|electric|red|blue|black|white)\s+)*(?P<v>(?:" + _BRAND
           + r")\b[\w -]{0,20}|(?:" + _VEHICLE + r")\b)", single=S, past_ok=True),
     _rule("favorite", r"my (?:all[- ]time |absolute |current |new )?(?:favou?rite|fave|fav)\s+(?P<x>[a-z]"
           r"[a-z ]{1,25}?)\s+(?:is|are|has to be|would be|has always been|right now is|at the moment is)\s+"
           r"(?P<v>" + _NP + ")", single=S),
-    _rule("hobbies", r"my (?:favou?rite )?(?:hobby|hobbies|pastime|pastimes|passion|passions) (?:is|are"
+    _rule("hobbies", r"my (?:favou?rite |new |latest )?(?:hobby|hobbies|pastime|pastimes|passion|passions) (?:is|are"
           r"|include|includes|would be)\s+(?P<v>" + _LIST + ")", value_hobby, single=M),
     _rule("hobbies", r"{AUX}(?:took up|take up|picked up|got into|into|love|loves|enjoy|enjoys|like|likes"
           r"|adore|adores|started)\s+(?P<v>\w+ing\b(?:\s+(?!and\b|with\b|in\b|on\b|at\b)\w+){0,2})",
@@ -228,6 +230,51 @@ STATE_RULES: tuple[Rule, ...] = (
     _rule("dislikes", r"{AUX}(?:hate|hates|dislike|dislikes|cannot stand|can not stand|do not like"
           r"|does not like|not a fan of|do not enjoy|does not enjoy|detest|despise)\s+(?P<v>" + _NP + ")",
           value_liked, single=M, negation_ok=True),
+    # everyday phrasings of the same facts
+    _rule("residence", r"{AUX}(?:packed up and |finally )?(?:moved|relocated)\s+(?:back\s+)?to\s+(?P<v>" + _CAP
+          + _NP + ")", value_place, single=S, past_ok=True),
+    _rule("employer", r"{AUX}(?:have|has|got|landed) a (?:new )?job (?:at|with)\s+(?P<v>" + _CAP + _NP + ")",
+          value_employer, single=S, past_ok=True),
+    _rule("employer", r"{AUX}(?:got |just got )?hired (?:at|by)\s+(?P<v>" + _CAP + _NP + ")", value_employer,
+          single=S, past_ok=True),
+    _rule("employer", r"{AUX}(?:switched|changed) jobs,? and (?:am|is|are) (?:now )?(?:at|with)\s+(?P<v>" + _CAP
+          + _NP + ")", value_employer, single=S, past_ok=True),
+    _rule("employer", r"{AUX}been (?:at|with)\s+(?P<v>" + _CAP + r"[\w&.'-]*(?:\s+" + _CAP + r"[\w&.'-]*)?)"
+          r"\s+(?=for\b|since\b)", value_employer, single=S),
+    _rule("employer", r"my (?:current |new )?employer is\s+(?P<v>" + _CAP + _NP + ")", value_employer, single=S),
+    _rule("job_title", r"{AUX}(?:switched careers|changed careers|retrained)(?:,? and)?\s+(?:now\s+)?"
+          r"(?:work as|am|is|are)\s+(?:now\s+)?(?:a |an )?(?P<v>" + _NP + ")", value_job, single=S, past_ok=True),
+    _rule("relationship_status", r"{AUX}(?P<v>dating)(?=\s*(?:$|[,.!;]|now\b|again\b|at the moment\b))",
+          single=S, copula=True),
+    _rule("partner", r"{AUX}(?:seeing|dating) someone(?: new)?,?\s+(?P<v>" + _NAME + ")", value_name, single=S,
+          copula=True),
+    _rule("partner", r"{AUX}(?:have|has) a (?:new )?(?:" + _PARTNER + r")(?:,| named| called)\s+(?P<v>" + _NAME
+          + ")", value_name, single=S),
+    _rule("partner", r"{AUX}been (?:together )?with\s+(?P<v>" + _NAME + r")(?=\s+(?:for|since)\b)", value_name,
+          single=S),
+    _rule("diet", r"{AUX}(?:been eating|eating|gone|going)\s+(?P<v>" + _DIET + r")\b", single=S, past_ok=True),
+    _rule("vehicle", r"{AUX}(?:get|gets|getting) around (?:in|on)\s+(?:a |an |my )?(?P<v>(?:" + _BRAND
+          + r")\b[\w -]{0,20}|(?:" + _VEHICLE + r")\b)", single=S),
+    _rule("vehicle", r"my (?:new )?(?:car|ride|vehicle) is (?:a |an )?(?P<v>(?:" + _BRAND + r")\b[\w -]{0,20})",
+          single=S),
+    _rule("school", r"{AUX}(?:study|studies|studying|transferred|transferring|enrolled)\s+(?:at|to|in)\s+"
+          r"(?P<v>" + _CAP + ".+)", value_school_name, single=S, past_ok=True),
+    _rule("school", r"{AUX}(?:got into|started|am in|is in|joined) (?:the |a )?(?:[\w']+\s+){0,2}(?:program"
+          r"|programme|degree|course) (?:at|in)\s+(?P<v>" + _CAP + ".+)", value_school_name, single=S,
+          past_ok=True),
+    _rule("hobbies", r"{AUX}(?:gotten into|getting into)\s+(?P<v>\w+(?:\s+\w+)?)", value_hobby, single=M,
+          past_ok=True),
+    _rule("hobbies", r"{AUX}(?:do|does)\s+(?P<v>\w+)\s+(?=every|each|regularly|twice|once)", value_hobby,
+          single=M),
+    _rule("age", r"(?:just )?(?:had|celebrated) my birthday,?\s+(?:and\s+)?(?:I am\s+)?(?:now\s+)?(?P<v>\d{1,3})"
+          r"\b", single=S, past_ok=True),
+    _rule("location", r"{AUX}(?:spending|staying) (?:the |a |this |two |three |a few |ten )?(?:\w+ )?(?:in|at)\s+"
+          r"(?P<v>" + _CAP + _NP + ")", value_place, single=S, copula=True),
+    _rule("address", r"{AUX}at (?P<v>\d+ (?-i:[A-Z])\w+ (?:Street|St|Road|Rd|Avenue|Ave|Lane|Drive|Boulevard"
+          r"|Way|Place|Court))\b", _lower, single=S, copula=True),
+    # favourites with no category said ("nothing beats ramen for me"): the category is resolved later
+    _rule("favorite", r"{AUX}(?:love|loves|adore|adores) (?P<v>[^,.;!?]{1,30}?) more than anything", single=S),
+    _rule("favorite", r"{AUX}(?:obsessed with|fallen for)\s+(?P<v>" + _NP + ")", single=S, past_ok=True),
     # endings: the statement closes a value
     _rule("employer", r"{AUX}(?:quit|left|lost|resigned from)\s+(?:my\s+)?(?:job|position|role)"
           r"(?:\s+(?:at|with)\s+(?P<v>" + _NP + "))?", single=S, past_ok=True, ends=True),
@@ -237,7 +284,8 @@ STATE_RULES: tuple[Rule, ...] = (
           + "))?", value_name, single=S, past_ok=True, ends=True),
     _rule("pets", r"my (?P<v>" + _PET + r")(?:\s+" + _NAME + r")?\s+(?:died|passed away|passed"
           r"|was put down)", value_pet, single=M, past_ok=True, ends=True),
-    _rule("hobbies", r"{AUX}(?:quit|stopped|gave up|gave up on)\s+(?P<v>\w+ing\b(?:\s+\w+)?)", single=M,
+    _rule("hobbies", r"{AUX}(?:quit|stopped|gave up|gave up on)\s+(?:doing\s+)?(?P<v>\w+(?:\s+\w+)?)",
+          value_hobby, single=M,
           past_ok=True, ends=True),
     _rule("health", r"{AUX}(?:recovered from|beat|cured of|in remission from|over)\s+(?:my\s+)?(?P<v>"
           + _NP + ")", value_condition, single=M, past_ok=True, ends=True),
@@ -249,21 +297,42 @@ STATE_RULES: tuple[Rule, ...] = (
 PRE_RULES: tuple[Rule, ...] = (
     _rule("favorite", r"(?P<v>[^,.;!?]{1,40}?)\s+(?:is|are|has always been|has become|became)\s+"
           r"(?:definitely |probably |still |now |officially )?my (?:new |all[- ]time |absolute )?"
-          r"(?:favou?rite|fave|fav)\s+(?P<x>[a-z][a-z]{1,20}(?: [a-z]{2,20})?)"
+          r"(?:favou?rite|fave|fav)\s+(?P<x>(?!now\b|these\b|ever\b)[a-z][a-z]{1,20}(?: [a-z]{2,20})?)"
           r"(?=\s*(?:[,.!;]|$|now\b|these days\b|of all time\b|ever\b))", single=S),
     _rule("name", r"(?:you can\s+)?call me\s+(?P<v>" + _NAME + ")", value_name, single=S),
+    # a favourite with no category ("sushi is my new favourite"); the writer resolves the category
+    _rule("favorite", r"(?P<v>[^,.;!?]{1,40}?)\s+(?:is|are)\s+(?:definitely |now |honestly )?my (?:new |absolute )?"
+          r"(?:favou?rite|fave)(?=\s*(?:[,.!;]|$|now\b|these days\b))", single=S),
+    _rule("favorite", r"nothing beats\s+(?P<v>[^,.;!?]{1,40}?)\s+for me\b", single=S),
+    _rule("residence", r"home for me is\s+(?:in\s+)?(?P<v>" + _CAP + _NP + ")", value_place, single=S),
+    _rule("job_title", r"(?:my )?new (?:role|job|job title|position) for me:?\s+(?:a |an )?(?P<v>" + _NP + ")",
+          value_job, single=S),
+    _rule("phone", r"you can (?:reach|call|text) me (?:at|on)\s+(?P<v>\+?\d[\d ().-]{5,}\d)", _digits, single=S),
+    _rule("location", r"(?:I am )?writing (?:to you )?from\s+(?P<v>" + _CAP + _NP + ")", value_place, single=S),
+    _rule("partner", r"(?P<v>" + _NAME + r") and I (?:got together|are (?:still )?(?:together|going strong|dating"
+          r"|engaged|married|a couple))\b", value_name, single=S, past_ok=True),
+    # a pet, by name, that died or was rehomed: ends the pet of that name, if there is one
+    _rule("pets", r"(?P<v>" + _NAME + r")\s+(?:passed away|died|was put down|went to live with|has gone to live"
+          r" with|was rehomed)\b", value_name, single=M, past_ok=True, ends=True),
+    _rule("pets", r"(?:we|I)\s+(?:had to\s+)?(?:rehome|rehomed)\s+(?P<v>" + _NAME + ")", value_name, single=M,
+          past_ok=True, ends=True),
 )
 
 # Rules found anywhere in a statement: "my wife Anna", "my son Leo", "my dog Max" name a speaker's family.
 MENTION_RULES: tuple[Rule, ...] = tuple(
     Rule(attribute, lazy(pattern, re.IGNORECASE), value, single=single)
     for attribute, pattern, value, single in (
-        ("partner", r"\bmy (?:" + _PARTNER + r")(?:'s name is|,?\s+(?:who is\s+|is\s+)?(?:called|named))?,?"
+        ("partner", r"\bmy (?:new |current )?(?:" + _PARTNER + r")(?:'s name is|\s+is(?! not\b)|,?\s+(?:who is\s+"
+         r"|is\s+)?(?:called|named))?,?"
          r"\s+(?P<v>" + _NAME + r")\b", value_name, S),
         ("children", r"\bmy (?P<v>son|daughter|stepson|stepdaughter)(?:'s name is|,?\s+(?:called|named))?,?"
          r"\s+(?P<n>" + _NAME + r")\b", value_thing, M),
         ("pets", r"\bmy (?:(?:new|little|old|sweet|rescue|senior|young)\s+)*(?P<v>" + _PET + r")(?:'s name is"
          r"|,?\s+(?:called|named))?,?\s+(?P<n>" + _NAME + r")\b", value_pet, M),
+        ("pets", r"\bmeet (?P<n>" + _NAME + r"),?\s+my (?:new |little |sweet )?(?P<v>" + _PET + r")\b", value_pet,
+         M),
+        ("residence", r"\bmy new (?:place|home|house|apartment|flat) in\s+(?P<v>" + _CAP + _NP + ")", value_place,
+         S),
     )
 )
 # fmt: on

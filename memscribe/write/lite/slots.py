@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import enum
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from memscribe.write.lite.lazy import lazy
 from memscribe.write.lite.lexicon import ADVERBS, words
@@ -19,7 +20,10 @@ from memscribe.write.lite.rules import AUX, MENTION_RULES, PRE_RULES, STATE_RULE
 from memscribe.write.lite.tense import Tense
 from memscribe.write.lite.values import split_list
 
-__all__ = ["Fact", "FactKind", "extract_facts", "first_verb", "plan_value"]
+if TYPE_CHECKING:
+    from memscribe.write.lite.ledger import Ledger
+
+__all__ = ["Fact", "FactKind", "extract_facts", "first_verb", "plan_value", "resolve_fact"]
 
 _LIST_ATTRIBUTES = frozenset({"hobbies", "allergies", "languages", "likes", "dislikes"})
 _ENDED = lazy(r"\b(?:anymore|any more|no longer)\b", re.IGNORECASE)
@@ -66,6 +70,8 @@ _GO_TO_NP = lazy(
     r"|lunch|practice|therapy|camp|visit)\b",
     re.IGNORECASE,
 )
+_CONJUNCT = lazy(r",\s*(?:and\s+)?(?:I\s+)?|\s+and\s+(?:I\s+)?", re.IGNORECASE)
+_REPORTED = lazy(r"^(?:\w+\s+)?told (?:me|us|User)\s+(?:that\s+)?(?:they|he|she)\s+(?:are|is)\s+", re.IGNORECASE)
 _DROP = frozenset({"a", "an", "the", "my", "our", "some", "their", "his", "her"})
 _AUX_WORDS = words(
     """am is are was were have has had will would do does did been be being not never just to going"""
@@ -150,7 +156,7 @@ def _kind(rule: Rule, match: re.Match[str], rest: str) -> FactKind | None:
 def _facts_from(rule: Rule, match: re.Match[str], subject: str, kind: FactKind) -> list[Fact]:
     groups = match.groupdict()
     attribute = rule.attribute
-    if attribute == "favorite":
+    if attribute == "favorite" and groups.get("x"):
         category = groups["x"].strip().lower().replace(" ", "_")
         attribute = f"favorite_{category[:-1] if category.endswith('s') and len(category) > 3 else category}"
     if rule.fixed is not None:
@@ -181,6 +187,15 @@ def _apply(rules: tuple[Rule, ...], text: str, subject: str, search: bool = Fals
     return facts
 
 
+def _conjuncts(rest: str) -> list[str]:
+    """Later predicates of the same subject: "left my job and joined Globex", "got promoted, I am a chef now".
+
+    "told me they are married" reports the subject's own state, so it reads as "am married".
+    """
+    rest = _REPORTED.sub("am ", rest)
+    return [piece for piece in _CONJUNCT.split(rest)[1:] if piece]
+
+
 def extract_facts(text: str, mention: Mention | None, speaker: str, tense: Tense) -> list[Fact]:
     """All slot facts of one statement (``text`` contraction-expanded), without duplicates."""
     facts = _apply(PRE_RULES, text, speaker)
@@ -190,6 +205,11 @@ def extract_facts(text: str, mention: Mention | None, speaker: str, tense: Tense
             facts.append(Fact(mention.subject, "plan", intention[0], False, intention[1]))
         else:
             facts.extend(_apply(STATE_RULES, mention.rest, mention.subject))
+            for piece in _conjuncts(mention.rest):
+                facts.extend(_apply(STATE_RULES, piece, mention.subject))
+    stated = {f.slot for f in facts if f.kind is FactKind.STATE}
+    # "I left my old job and joined Globex": the new value replaces the old one; no separate ending.
+    facts = [f for f in facts if not (f.kind is FactKind.END and f.value is None and f.slot in stated)]
     facts.extend(_apply(MENTION_RULES, text, speaker, search=True))
     if mention is not None and not mention.first_person:
         facts.extend(_apply(MENTION_RULES, mention.rest, mention.subject, search=True))  # "her dog Max"
@@ -207,3 +227,31 @@ def first_verb(rest: str) -> str | None:
         if lower not in _AUX_WORDS and lower not in ADVERBS:
             return lower
     return None
+
+
+def _slot_values(subject: str, ledger: Ledger) -> dict[str, set[str]]:
+    """Current values per attribute of ``subject``, stored or proposed earlier in the episode."""
+    found: dict[str, set[str]] = {}
+    pairs = [(r.slot, r.value) for r in ledger.stored_subject(subject)]
+    pairs += [(e.draft.slot, e.draft.value) for e in ledger.pending() if e.draft is not None]
+    for slot, value in pairs:
+        head, _, attribute = (slot or "").lower().partition("/")
+        if head == subject.lower() and attribute:
+            found.setdefault(attribute, set()).add((value or "").lower())
+    return found
+
+
+def resolve_fact(fact: Fact, ledger: Ledger) -> Fact:
+    """Settle what a fact left open from what is known about its subject.
+
+    "It's my new favourite" names no category: it is the subject's one known favourite category, if there is
+    exactly one. "I'm still in Lisbon" where the subject lives in Lisbon confirms the residence, no trip.
+    """
+    if fact.kind is not FactKind.STATE or fact.attribute not in ("favorite", "location"):
+        return fact
+    known = _slot_values(fact.subject, ledger)
+    if fact.attribute == "location":
+        homes = known.get("residence", set())
+        return replace(fact, attribute="residence") if (fact.value or "").lower() in homes else fact
+    categories = [a for a in known if a.startswith("favorite_")]
+    return replace(fact, attribute=categories[0]) if len(categories) == 1 else fact

@@ -20,6 +20,7 @@ __all__ = [
     "value_pet",
     "value_place",
     "value_school",
+    "value_school_name",
     "value_thing",
 ]
 
@@ -169,3 +170,11 @@ def value_school(raw: str) -> str | None:
     if school_word or (len(words) == 1 and name.isupper() and len(name) >= 2):
         return name.lower()
     return None
+
+
+def value_school_name(raw: str) -> str | None:
+    """After a verb that already says "school" ("I study at Ridgemont"): any capitalised name will do."""
+    if (named := value_school(raw)) is not None:
+        return named
+    match = re.match(r"(?:the\s+)?([A-Z][\w&.'-]+(?:\s+[A-Z][\w&.'-]+){0,2})", raw.strip())
+    return match.group(1).lower() if match and match.group(1).lower() not in NOT_NAMES else None

@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 
 from memscribe.core.clock import Clock
 from memscribe.core.records import Episode, Layer, MemoryDraft, Operation, Owner, Usage
+from memscribe.write.lite.canonical import fact_text
 from memscribe.write.lite.lazy import lazy
 from memscribe.write.lite.ledger import Ledger
 from memscribe.write.lite.memorable import drop_reason, question_head, strip_preamble
@@ -24,7 +25,7 @@ from memscribe.write.lite.requests import Correction, parse_correction, parse_fo
 from memscribe.write.lite.revise import Reviser
 from memscribe.write.lite.rewrite import lead_with_date, to_third_person
 from memscribe.write.lite.segment import Statement, segment_episode
-from memscribe.write.lite.slots import Fact, FactKind, extract_facts, first_verb
+from memscribe.write.lite.slots import Fact, FactKind, extract_facts, first_verb, resolve_fact
 from memscribe.write.lite.tense import Tense, detect_tense
 from memscribe.write.lite.timeref import Timing, resolve_times
 from memscribe.write.ports import CandidateSource, WriteContext
@@ -161,8 +162,11 @@ class _EpisodeRun:
             tags = ("event",)
         if reading.valid_to is not None:
             tags = (*tags, "temporary")
+        text = reading.text
+        if fact is not None:
+            text = fact_text(fact, text, _display(reading, st, fact.subject), len(reading.facts) > 1)
         return MemoryDraft(
-            text=reading.text,
+            text=text,
             subject=fact.subject if fact else reading.subject,
             slot=fact.slot if fact else None,
             value=fact.value if fact else None,
@@ -179,6 +183,7 @@ class _EpisodeRun:
 
     def _remember(self, st: Statement, text: str, refs: Referents, weak: str | None) -> None:
         reading = self._read(st, text, refs)
+        reading = replace(reading, facts=[resolve_fact(f, self.ledger) for f in reading.facts])
         about_someone = reading.mention is not None and weak == "not about anyone"
         if weak is not None and not reading.facts and not about_someone:
             return  # short or impersonal, and no slot fact to carry it
@@ -230,3 +235,11 @@ class _EpisodeRun:
             valid_from=st.at,
         )
         self.reconciler.plain(draft, st.at, st.speaker.subject)
+
+
+def _display(reading: _Reading, st: Statement, subject: str) -> str:
+    """How a memory names ``subject``: the speaker's display name, or the person the statement is about."""
+    mention = reading.mention
+    if mention is not None and mention.subject == subject and subject != st.speaker.subject:
+        return mention.display
+    return st.speaker.display if subject == st.speaker.subject else subject.title()
