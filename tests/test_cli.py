@@ -110,9 +110,7 @@ def test_search_and_list(run: Run, seeded: dict[str, str]) -> None:
     assert [h["id"] for h in hits] == [seeded["seattle"]]
     assert as_json(run("--json", "search", "dog", "-u", "alice", "--source", "nowhere"))["results"] == []
     assert as_json(run("search", "dog", "-u", "alice", "--source", "cli", "--json"))["results"]
-    assert (
-        as_json(run("search", "Seattle", "-u", "alice", "--as-of", "2022-01-01", "--json"))["results"] == []
-    )
+    assert as_json(run("search", "Seattle", "-u", "alice", "--as-of", "2022-01-01", "--json"))["results"] == []
     human_list = run("list", "-u", "alice")
     assert human_list.exit_code == 0 and "My dog Max" in human_list.stdout
 
@@ -132,9 +130,7 @@ def test_update_history_why_delete(run: Run, seeded: dict[str, str]) -> None:
     assert [op["kind"] for op in why["operations"]] == ["ADD", "UPDATE"]
     assert "operations" in run("why", memory_id).stdout
     searched = as_json(run("search", "Sydney", "-u", "alice", "--history", "--json"))["results"][0]
-    assert (
-        len(searched["history"]) == 2 and run("search", "Sydney", "-u", "alice", "--history").exit_code == 0
-    )
+    assert len(searched["history"]) == 2 and run("search", "Sydney", "-u", "alice", "--history").exit_code == 0
     assert as_json(run("delete", seeded["dog"], "--json"))["results"][0]["event"] == "DELETE"
     assert run("delete", memory_id).exit_code == 0
     assert as_json(run("list", "-u", "alice", "--json"))["results"] == []
@@ -271,9 +267,7 @@ def test_config_show_sources(run: Run, home: Path, tmp_path: Path) -> None:
     assert (data["embedder"]["source"], data["embedder"]["value"]) == ("flag", "hash")
     assert (data["writer"]["source"], data["user"]["source"]) == ("env", "env")
     assert (data["tenant"]["value"], data["tenant"]["source"]) == ("other", "flag")
-    bare = as_json(
-        CliRunner().invoke(cli, ["config", "show", "--json"], env={"MEMSCRIBE_HOME": str(tmp_path)})
-    )
+    bare = as_json(CliRunner().invoke(cli, ["config", "show", "--json"], env={"MEMSCRIBE_HOME": str(tmp_path)}))
     assert bare["home"]["source"] == "env" and bare["writer"]["source"] == "default"
     assert bare["embedder"] == {"value": "local", "source": "default", "env": "MEMSCRIBE_EMBEDDER"}
     db = as_json(CliRunner().invoke(cli, ["--db", str(tmp_path / "x.db"), "config", "show", "--json"]))
@@ -328,12 +322,15 @@ def test_docs_cover_every_command_option_and_env_var() -> None:
     for path, command in _commands(cli):
         if f"`{path}" not in docs:
             missing.append(path)
-        options = [
-            o for p in command.params if isinstance(p, click.Option) for o in p.opts if o.startswith("--")
-        ]
+        options = [o for p in command.params if isinstance(p, click.Option) for o in p.opts if o.startswith("--")]
         missing += [f"{path} {option}" for option in options if f"`{option}" not in docs]
     missing += [o for p in cli.params for o in p.opts if o.startswith("--") and f"`{o}" not in docs]
-    source = "".join(p.read_text() for p in (ROOT / "memscribe" / "cli").glob("*.py"))
+    sources = [
+        *(ROOT / "memscribe" / "cli").glob("*.py"),
+        ROOT / "memscribe/server/cli.py",
+        ROOT / "memscribe/mcp/cli.py",
+    ]
+    source = "".join(p.read_text() for p in sources)
     read_vars = set(re.findall(r"MEMSCRIBE_[A-Z_]+", source)) | set(ENV_VARS)
     missing += [name for name in sorted(read_vars) if f"`{name}`" not in docs]
     assert not missing, f"undocumented in docs/cli.md: {missing}"
@@ -345,3 +342,22 @@ def test_docs_exit_code_table_matches_error_table() -> None:
         summary = (cls.__doc__ or "").strip().splitlines()[0]
         row = f"| {info.exit_code} | `{cls.__name__}` | `{info.code}` | {summary} |"
         assert row in docs, f"docs/cli.md lacks the exit-code row: {row}"
+
+
+def test_writer_benchmarks_run_side_by_side(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from memscribe.cli.main import cli
+
+    fixture = Path(__file__).parent / "fixtures" / "locomo_tiny.json"
+    runner = CliRunner()
+    out = tmp_path / "u.json"
+    done = runner.invoke(cli, ["bench", "updates", "--scenarios", "3", "--embedder", "hash", "-o", str(out)])
+    assert done.exit_code == 0, done.output
+    runs = json.loads(out.read_text())["runs"]
+    assert [r["writer"] for r in runs] == ["raw", "lite"] and all("accuracy@1" in r["metrics"] for r in runs)
+    out = tmp_path / "l.json"
+    args = ["bench", "locomo", "--data", str(fixture), "--embedder", "hash", "--writer", "raw", "-o", str(out)]
+    done = runner.invoke(cli, args)
+    assert done.exit_code == 0, done.output
+    assert "recall_all@10" in json.loads(out.read_text())["runs"][0]["metrics"]

@@ -19,6 +19,8 @@ ENTRY_POINT_GROUP = "memscribe.bench"
 # subcommand name -> "module:attribute" of a click.Command
 BENCH_COMMANDS: dict[str, str] = {
     "speed": "memscribe.bench.speed:command",
+    "updates": "memscribe.bench.writer_cmds:updates_command",
+    "locomo": "memscribe.bench.writer_cmds:locomo_command",
 }
 
 

@@ -16,6 +16,8 @@ import click
 from memscribe import __version__
 from memscribe.cli import admin_cmds, memory_cmds
 from memscribe.cli.bench_cmds import bench_group
+from memscribe.mcp.cli import register as register_mcp
+from memscribe.server.cli import register as register_server
 from memscribe.cli.doctor import doctor_cmd
 from memscribe.cli.output import report_error
 from memscribe.cli.settings import resolve_settings
@@ -83,6 +85,9 @@ def cli(
 
 for _command in (*memory_cmds.COMMANDS, *admin_cmds.COMMANDS, doctor_cmd, bench_group):
     cli.add_command(_command)
+# The server and MCP commands import their frameworks only when run, so the base install keeps working.
+register_server(cli)
+register_mcp(cli)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

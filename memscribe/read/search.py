@@ -21,10 +21,19 @@ class Hit:
     keyword_score: float | None
 
 
+# Words that ask for the current state rather than name a topic ("Where do I live now?").
+_TIMELESS = frozenset({"now", "currently", "nowadays", "presently"})
+
+
 def _forms(word: str) -> list[str]:
     """Regular English inflections of ``word``: "live" → lives, lived, living; "hobbies" → hobby."""
     if not word.isalpha() or len(word) < 3:
         return []
+    for suffix in ("ing", "ed"):
+        if word.endswith(suffix) and len(word) > len(suffix) + 2:
+            base = word[: -len(suffix)]
+            base = base[:-1] if base[-1] == base[-2] else base  # "planning" → "plan"
+            return [base, base + "e", base + "s"]
     if word.endswith("ies"):
         return [word[:-3] + "y"]
     if word.endswith("s") and not word.endswith("ss"):
@@ -38,6 +47,7 @@ def _forms(word: str) -> list[str]:
 
 def inflected(terms: list[str]) -> list[str]:
     """Query terms plus their regular inflections, so "Where do I live?" finds "lives in Lisbon"."""
+    terms = [t for t in terms if t not in _TIMELESS]
     out = dict.fromkeys(terms)
     for term in terms:
         out.update(dict.fromkeys(_forms(term)))

@@ -20,7 +20,7 @@ _FORMS: dict[str, tuple[str, str]] = {
     "residence": (r"live|lives|living|lived|moved|relocated|reside|resides|based", "{d} lives in {v}"),
     "location": (r"staying|visiting|trip|vacation|holiday|travell?ing", "{d} is staying in {v}"),
     "employer": (r"work|works|working|worked|job|employer|hired|joined", "{d} works at {v}"),
-    "job_title": (r"work as|works as|working as|job|role|profession|title", "{d} works as {a}"),
+    "job_title": (r"job", "{d}'s job title is {v}"),
     "relationship_status": (r"relationship", "{d}'s relationship status is {v}"),
     "partner": (r"partner", "{d}'s partner is {v}"),
     "diet": (r"diet", "{d} follows a {v} diet"),

@@ -149,7 +149,8 @@ STATE_RULES: tuple[Rule, ...] = (
     _rule("school", r"{AUX}(?:study|studies|studying|majoring in|major in|majored in)\s+[\w ]{1,40}?\s+at"
           r"\s+(?P<v>.+)", value_school, single=S, past_ok=True),
     _rule("field_of_study", r"{AUX}(?:study|studies|studying|majoring in|major in|majored in|doing a"
-          r" (?:degree|masters|master's|phd|bachelor's) in)\s+(?P<v>(?-i:[a-z])" + _NP + ")", single=S),
+          r" (?:degree|masters|master's|phd|bachelor's) in)\s+(?!at\b|in\b|with\b|for\b|abroad\b|hard\b)"
+          r"(?P<v>(?-i:[a-z])" + _NP + ")", single=S),
     # relationships and family
     _rule("relationship_status", r"{AUX}(?:got\s+|just got\s+)?(?P<v>single|married|engaged|divorced"
           r"|widowed|separated)\b", single=S, past_ok=True),

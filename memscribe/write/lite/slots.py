@@ -35,6 +35,11 @@ _INTENT_TO = lazy(
     r"|decided|getting ready|preparing|set|scheduled|saving up|looking)\s+to\s+(?P<act>.+)$",
     re.IGNORECASE,
 )
+_INTENT_GOAL = lazy(
+    r"^my (?:main |big |new )?(?:goal|plan|dream|resolution|aim)(?:\s+(?:this|next|for the) \w+|\s+in \d{4})?"
+    r"\s+is to\s+(?P<act>.+)$",
+    re.IGNORECASE,
+)
 _INTENT_SLANG = lazy("^" + AUX + r"(?:gonna|wanna)\s+(?P<act>.+)$", re.IGNORECASE)
 _INTENT_GERUND = lazy(
     "^" + AUX + r"(?:thinking about|thinking of|considering|looking forward to|dreaming of|planning on)\s+"
@@ -115,6 +120,8 @@ def _negated(match: re.Match[str]) -> bool:
 
 
 def _intention(rest: str, tense: Tense) -> tuple[str | None, FactKind] | None:
+    if match := _INTENT_GOAL.match(rest):
+        return plan_value(match.group("act")), FactKind.INTENT
     if match := _INTENT_END.match(rest):
         return plan_value(match.group("act")), FactKind.END
     if (match := _INTENT_TO.match(rest)) and not _negated(match):

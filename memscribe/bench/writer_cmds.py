@@ -1,0 +1,104 @@
+"""``memscribe bench updates`` and ``memscribe bench locomo``: writers side by side, everything else fixed."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from memscribe.bench.harness import sdk_factory
+from memscribe.bench.report import print_results, write_json
+
+__all__ = ["locomo_command", "updates_command"]
+
+_UPDATES_KEYS = ("accuracy@1", "stale@1", "hit@5", "forget_leak", "memories_per_fact")
+_LOCOMO_KEYS = ("recall_any@1", "recall_all@5", "recall_all@10", "contain@10")
+
+
+def _writers(value: str) -> list[str]:
+    names = [w.strip() for w in value.split(",") if w.strip()]
+    if not names:
+        raise click.BadParameter("name at least one writer", param_hint="--writer")
+    return names
+
+
+def _compare(results: Sequence[dict[str, Any]], keys: Sequence[str], section: str) -> Table:
+    table = Table(title="writers side by side")
+    table.add_column("metric")
+    for r in results:
+        table.add_column(str(r["writer"]), justify="right")
+    for key in keys:
+        table.add_row(key, *[str(r.get(section, {}).get(key, "—")) for r in results])
+    for key in ("turns_per_second", "store_bytes"):
+        table.add_row(key, *[str(r.get("cost", {}).get(key, "—")) for r in results])
+    return table
+
+
+def _run_all(
+    writers: list[str],
+    run: Callable[[str, Path], dict[str, Any]],
+    output: Path,
+    keys: Sequence[str],
+    section: str,
+    as_json: bool,
+) -> None:
+    results = []
+    with tempfile.TemporaryDirectory(prefix="memscribe-bench-") as work:
+        for writer in writers:
+            results.append(run(writer, Path(work)))
+    report = {"runs": results}
+    write_json(report, output)
+    if as_json:
+        click.echo(json.dumps(report, indent=2, default=str))
+        return
+    console = Console()
+    for r in results:
+        print_results(r, console)
+    console.print(_compare(results, keys, section))
+    click.echo(f"wrote {output}")
+
+
+@click.command("updates")
+@click.option("--writer", "writers", default="raw,lite", show_default=True, help="Writers, comma-separated.")
+@click.option("--scenarios", default=300, show_default=True, help="Number of generated scenarios.")
+@click.option("--seed", default=7, show_default=True, help="Generator seed.")
+@click.option("--embedder", default="local", show_default=True, help="Embedder spec (local or hash).")
+@click.option("-o", "--output", type=click.Path(path_type=Path), default=Path(".bench/updates.json"))
+@click.option("--json", "as_json", is_flag=True, help="Print the JSON report instead of tables.")
+def updates_command(writers: str, scenarios: int, seed: int, embedder: str, output: Path, as_json: bool) -> None:
+    """Update scenarios: current-value accuracy, stale answers, operation precision/recall, over-storage."""
+    from memscribe.bench.updates import run_updates
+
+    factory = sdk_factory(embedder=embedder)
+
+    def run(writer: str, work: Path) -> dict[str, Any]:
+        return run_updates(factory, writer, scenarios=scenarios, seed=seed, workdir=work)
+
+    _run_all(_writers(writers), run, output, _UPDATES_KEYS, "metrics", as_json)
+
+
+@click.command("locomo")
+@click.option("--data", "data_path", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--writer", "writers", default="raw,lite", show_default=True, help="Writers, comma-separated.")
+@click.option("--embedder", default="local", show_default=True, help="Embedder spec (local or hash).")
+@click.option("--limit", "limit_conversations", type=int, default=None, help="Only the first N conversations.")
+@click.option("-o", "--output", type=click.Path(path_type=Path), default=Path(".bench/locomo.json"))
+@click.option("--json", "as_json", is_flag=True, help="Print the JSON report instead of tables.")
+def locomo_command(
+    data_path: Path, writers: str, embedder: str, limit_conversations: int | None, output: Path, as_json: bool
+) -> None:
+    """LoCoMo: evidence recall@k from provenance and answer containment@k, per category and overall."""
+    from memscribe.bench.locomo import run_locomo
+
+    factory = sdk_factory(embedder=embedder)
+
+    def run(writer: str, work: Path) -> dict[str, Any]:
+        return run_locomo(factory, writer, data_path, work, limit_conversations=limit_conversations)
+
+    _run_all(_writers(writers), run, output, _LOCOMO_KEYS, "metrics", as_json)
