@@ -28,7 +28,7 @@ class MemoryConfig:
 
     path: Path | None = None  # the SQLite file; default: <home>/memscribe.db
     tenant: str = "default"
-    writer: str = "raw"
+    writer: str = "lite"
     embedder: str = "local"  # "local" (MiniLM int8 ONNX) or "hash" (deterministic fake)
     lock_timeout: float = 60.0
     max_retries: int = 3  # re-plans of an episode when a concurrent write changed its candidates

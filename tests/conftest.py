@@ -17,7 +17,7 @@ def clock() -> FrozenClock:
 
 @pytest.fixture
 def mem(tmp_path: Path, clock: FrozenClock) -> Iterator[Memory]:
-    m = Memory(tmp_path / "store.db", embedder="hash", clock=clock)
+    m = Memory(tmp_path / "store.db", writer="raw", embedder="hash", clock=clock)
     yield m
     m.close()
 

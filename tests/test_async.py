@@ -25,7 +25,7 @@ def test_parity(tmp_path: Path, clock: FrozenClock) -> None:
     def strip(result: dict) -> list:  # ids and episode ids are random per store
         return [(r["memory"], r["event"]) for r in result["results"]]
 
-    sync = Memory(tmp_path / "s.db", embedder="hash", clock=clock)
+    sync = Memory(tmp_path / "s.db", writer="raw", embedder="hash", clock=clock)
     inputs = [
         "I live in Lisbon",
         [{"role": "user", "content": "I adopted a cat"}, {"role": "assistant", "content": "Nice!"}],
@@ -34,7 +34,7 @@ def test_parity(tmp_path: Path, clock: FrozenClock) -> None:
     expected_search = [h["memory"] for h in sync.search("cat", user_id="u")["results"]]
 
     async def run() -> tuple[list, list]:
-        amem = AsyncMemory(tmp_path / "a.db", embedder="hash", clock=clock)
+        amem = AsyncMemory(tmp_path / "a.db", writer="raw", embedder="hash", clock=clock)
         got = [strip(await amem.add(i, user_id="u")) for i in inputs]
         found = [h["memory"] for h in (await amem.search("cat", user_id="u"))["results"]]
         first = (await amem.list(user_id="u"))["results"][0]["id"]

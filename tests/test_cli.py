@@ -40,7 +40,9 @@ def run(home: Path) -> Run:
     runner = CliRunner()
 
     def invoke(*args: str, input: str | None = None, env: dict[str, str] | None = None) -> Result:
-        return runner.invoke(cli, ["--home", str(home), "--embedder", "hash", *args], input=input, env=env)
+        # The raw writer keeps texts verbatim, which these output checks rely on.
+        base = ["--home", str(home), "--embedder", "hash", "--writer", "raw"]
+        return runner.invoke(cli, [*base, *args], input=input, env=env)
 
     return invoke
 
@@ -265,10 +267,14 @@ def test_config_show_sources(run: Run, home: Path, tmp_path: Path) -> None:
     assert data["home"] == {"value": str(home), "source": "flag", "env": "MEMSCRIBE_HOME"}
     assert data["db"]["value"] == str(home / "memscribe.db")
     assert (data["embedder"]["source"], data["embedder"]["value"]) == ("flag", "hash")
-    assert (data["writer"]["source"], data["user"]["source"]) == ("env", "env")
+    assert (data["writer"]["source"], data["user"]["source"]) == ("flag", "env")
     assert (data["tenant"]["value"], data["tenant"]["source"]) == ("other", "flag")
     bare = as_json(CliRunner().invoke(cli, ["config", "show", "--json"], env={"MEMSCRIBE_HOME": str(tmp_path)}))
-    assert bare["home"]["source"] == "env" and bare["writer"]["source"] == "default"
+    assert bare["home"]["source"] == "env" and bare["writer"] == {
+        "value": "lite", "source": "default", "env": "MEMSCRIBE_WRITER"
+    }
+    from_env = as_json(CliRunner().invoke(cli, ["config", "show", "--json"], env=env))
+    assert (from_env["writer"]["value"], from_env["writer"]["source"]) == ("raw", "env")
     assert bare["embedder"] == {"value": "local", "source": "default", "env": "MEMSCRIBE_EMBEDDER"}
     db = as_json(CliRunner().invoke(cli, ["--db", str(tmp_path / "x.db"), "config", "show", "--json"]))
     assert db["db"] == {"value": str(tmp_path / "x.db"), "source": "flag", "env": None}

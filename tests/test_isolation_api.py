@@ -104,7 +104,7 @@ def test_writes_stay_in_their_partition(
 @pytest.mark.anyio
 async def test_mcp_servers_stay_in_their_scope(tmp_path: Path) -> None:
     path = tmp_path / "store.db"
-    memories = {t: Memory(path, embedder="hash", tenant=t) for t in TENANTS}
+    memories = {t: Memory(path, writer="raw", embedder="hash", tenant=t) for t in TENANTS}
     try:
         ids = {
             o: memories[o[0]].add(f"shared phrase and {word(o)}", user_id=o[1])["results"][0]["id"]

@@ -65,7 +65,7 @@ def test_http_refuses_a_public_address(tmp_path: Path) -> None:
 
 @pytest.fixture
 async def memory(tmp_path: Path) -> AsyncIterator[Memory]:
-    m = Memory(tmp_path / "store.db", embedder="hash")
+    m = Memory(tmp_path / "store.db", writer="raw", embedder="hash")
     yield m
     m.close()
 

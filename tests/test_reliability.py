@@ -22,7 +22,7 @@ WRITER = textwrap.dedent(
     import sys
     from memscribe import Memory
     path, ack = sys.argv[1], sys.argv[2]
-    m = Memory(path, embedder="hash")
+    m = Memory(path, writer="raw", embedder="hash")
     with open(ack, "a", buffering=1) as out:
         for i in range(100000):
             r = m.add([{"role": "user", "content": f"episode {i} says the number {i * 7}"},
@@ -45,7 +45,7 @@ def test_sigkill_during_ingest_loses_no_acknowledged_episode(tmp_path: Path) -> 
     acked = [line for line in ack.read_text().splitlines() if len(line) == 32]
     assert len(acked) >= 300
 
-    m = Memory(db, embedder="hash")
+    m = Memory(db, writer="raw", embedder="hash")
     assert m._core.store.check() == []
     m.process_pending()  # the outbox: episodes stored but not yet written
     conn = sqlite3.connect(db)
@@ -67,7 +67,7 @@ CONCURRENT = textwrap.dedent(
     import sys, threading
     from memscribe import Memory
     path, proc_id = sys.argv[1], sys.argv[2]
-    m = Memory(path, embedder="hash", config=None)
+    m = Memory(path, writer="raw", embedder="hash", config=None)
     errors = []
     def work(t):
         try:
@@ -97,7 +97,7 @@ def test_four_processes_by_four_threads_write_one_store(tmp_path: Path) -> None:
     outputs = [p.communicate(timeout=240)[0] for p in procs]
     assert all(p.returncode == 0 for p in procs), outputs
     assert not any("locked" in o for o in outputs)
-    m = Memory(db, embedder="hash")
+    m = Memory(db, writer="raw", embedder="hash")
     texts = {h["memory"] for u in ("user0", "user1") for h in m.list(user_id=u, limit=1000)["results"]}
     expected = {
         f"process {p} thread {t} write {i} about topic{i % 5}"
@@ -112,7 +112,7 @@ def test_four_processes_by_four_threads_write_one_store(tmp_path: Path) -> None:
 
 def test_purge_leaves_no_bytes_in_any_file(tmp_path: Path) -> None:
     db = tmp_path / "p.db"
-    m = Memory(db, embedder="hash")
+    m = Memory(db, writer="raw", embedder="hash")
     secret_lines = [f"Zanzibar-{i} is where my hidden diary number {i} lives quietly" for i in range(200)]
     for i, line in enumerate(secret_lines):
         m.add([{"role": "user", "content": line}], user_id="victim")
@@ -141,11 +141,11 @@ def test_read_only_store_gives_a_clear_error_and_no_corruption(tmp_path: Path) -
     if os.geteuid() == 0:
         pytest.skip("root ignores file permissions; test_full_disk covers the failed-write path")
     db = tmp_path / "ro.db"
-    m = Memory(db, embedder="hash")
+    m = Memory(db, writer="raw", embedder="hash")
     m.add("before read only", user_id="u")
     m.close()
     os.chmod(db, 0o444)
-    m2 = Memory(db, embedder="hash")
+    m2 = Memory(db, writer="raw", embedder="hash")
     with pytest.raises(StoreError):
         m2.add("after", user_id="u")
 
@@ -158,7 +158,7 @@ FULL_DISK = textwrap.dedent(
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG instead
     path, ack, limit = sys.argv[1], sys.argv[2], int(sys.argv[3])
     resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
-    m = Memory(path, embedder="hash")
+    m = Memory(path, writer="raw", embedder="hash")
     acked, error = [], None
     for i in range(100000):
         try:
@@ -182,7 +182,7 @@ def test_full_disk_gives_a_clear_error_and_no_corruption(tmp_path: Path) -> None
     result = json.loads(ack.read_text())
     assert result["error"] and ("full" in result["error"].lower() or "store" in result["error"].lower())
     assert len(result["acked"]) > 10
-    m = Memory(db, embedder="hash")
+    m = Memory(db, writer="raw", embedder="hash")
     assert m._core.store.check() == []
     texts = {h["memory"] for h in m.list(user_id="u", limit=1000)["results"]}
     assert {f"filler note {i} " + "lorem ipsum " * 40 for i in result["acked"]} <= {

@@ -24,7 +24,7 @@ def test_add_returns_mem0_shape_and_search_finds_it(mem: Memory) -> None:
 
 def test_memory_with_no_arguments_uses_memscribe_home_lazily(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    m = Memory(embedder="hash")
+    m = Memory(writer="raw", embedder="hash")
     assert not home.exists(), "constructing Memory must not create files"
     assert m.search("anything", user_id="u")["results"] == []
     assert not home.exists(), "a read of an empty store must not create files"
@@ -84,8 +84,8 @@ def test_bad_search_arguments(mem: Memory) -> None:
 
 def test_scopes_never_leak_across_users_or_tenants(tmp_path: Path, clock: FrozenClock) -> None:
     path = tmp_path / "shared.db"
-    a = Memory(path, embedder="hash", clock=clock, tenant="acme")
-    b = Memory(path, embedder="hash", clock=clock, tenant="globex")
+    a = Memory(path, writer="raw", embedder="hash", clock=clock, tenant="acme")
+    b = Memory(path, writer="raw", embedder="hash", clock=clock, tenant="globex")
     alice = a.add("Alice's secret garden is in Kyoto", user_id="alice")["results"][0]["id"]
     a.add("Bob likes Kyoto too", user_id="bob")
     b.add("Globex alice also loves Kyoto", user_id="alice")
@@ -179,7 +179,7 @@ def test_export_import_round_trip(mem: Memory, tmp_path: Path, clock: FrozenCloc
     mem.add([{"role": "user", "content": "I like tea"}, {"role": "assistant", "content": "Try oolong"}],
             user_id="alice")  # fmt: skip
     lines = mem.export("alice") or []
-    other = Memory(tmp_path / "other.db", embedder="hash", clock=clock)
+    other = Memory(tmp_path / "other.db", writer="raw", embedder="hash", clock=clock)
     counts = other.import_(lines)
     assert counts["memories"] == 4 and counts["episodes"] == 3
     assert other.export("alice") == lines
@@ -218,8 +218,8 @@ def test_embedding_model_mismatch_is_a_clear_error(tmp_path: Path) -> None:
     from memscribe import EmbeddingMismatch
 
     path = tmp_path / "s.db"
-    Memory(path, embedder="hash:64").add("one two three", user_id="u")
-    other = Memory(path, embedder="hash:32")
+    Memory(path, writer="raw", embedder="hash:64").add("one two three", user_id="u")
+    other = Memory(path, writer="raw", embedder="hash:32")
     with pytest.raises(EmbeddingMismatch):
         other.search("one", user_id="u")
     with pytest.raises(EmbeddingMismatch):
@@ -273,8 +273,8 @@ def test_ancient_timestamps_round_trip(mem: Memory) -> None:
 
 def test_stats_and_pending_work_stay_inside_the_tenant(tmp_path: Path, clock: FrozenClock) -> None:
     path = tmp_path / "t.db"
-    a = Memory(path, embedder="hash", clock=clock, tenant="acme")
-    b = Memory(path, embedder="hash", clock=clock, tenant="globex")
+    a = Memory(path, writer="raw", embedder="hash", clock=clock, tenant="acme")
+    b = Memory(path, writer="raw", embedder="hash", clock=clock, tenant="globex")
     a.add("acme fact one", user_id="u")
     b.add("globex fact one", user_id="u", wait=False)
     assert a.stats()["memories"] == 1 and a.stats()["pending_episodes"] == 0
@@ -285,8 +285,8 @@ def test_stats_and_pending_work_stay_inside_the_tenant(tmp_path: Path, clock: Fr
 
 def test_import_from_another_tenant_gets_fresh_ids(tmp_path: Path, clock: FrozenClock) -> None:
     path = tmp_path / "t.db"
-    a = Memory(path, embedder="hash", clock=clock, tenant="acme")
-    b = Memory(path, embedder="hash", clock=clock, tenant="globex")
+    a = Memory(path, writer="raw", embedder="hash", clock=clock, tenant="acme")
+    b = Memory(path, writer="raw", embedder="hash", clock=clock, tenant="globex")
     mid = a.add("I work at Boeing", user_id="u")["results"][0]["id"]
     a.update(mid, "I work at Airbus")
     counts = b.import_(a.export("u") or [])

@@ -12,7 +12,7 @@ from memscribe.stores.sqlite.store import COMMON_TERM_DOCS
 
 
 def test_common_words_are_dropped_when_a_rarer_word_is_asked(tmp_path: Path) -> None:
-    m = Memory(tmp_path / "s.db", embedder="hash")
+    m = Memory(tmp_path / "s.db", writer="raw", embedder="hash")
     lines = [{"role": "user", "content": f"weather note {i} for the garden"} for i in range(COMMON_TERM_DOCS + 50)]
     m.add(lines[:1000], user_id="u")
     m.add(lines[1000:], user_id="u")
@@ -26,13 +26,13 @@ def test_common_words_are_dropped_when_a_rarer_word_is_asked(tmp_path: Path) -> 
 
 
 def test_migrations_are_ordered_named_and_recorded(tmp_path: Path) -> None:
-    m = Memory(tmp_path / "s.db", embedder="hash")
+    m = Memory(tmp_path / "s.db", writer="raw", embedder="hash")
     m.add("one fact", user_id="u")
     m.close()
     names = [n for n, _ in MIGRATIONS]
     assert names == sorted(names) and len(set(names)) == len(names)
     recorded = [r[0] for r in sqlite3.connect(tmp_path / "s.db").execute("SELECT name FROM migrations")]
     assert recorded == names
-    again = Memory(tmp_path / "s.db", embedder="hash")  # reopening applies nothing twice
+    again = Memory(tmp_path / "s.db", writer="raw", embedder="hash")  # reopening applies nothing twice
     assert again.search("fact", user_id="u")["results"]
     again.close()

@@ -176,7 +176,8 @@ STATE_RULES: tuple[Rule, ...] = (
     _rule("name", r"{AUX}(?:go by|changed my name to)\s+(?P<v>" + _NAME + ")", value_name, single=S,
           past_ok=True),
     _rule("surname", r"my (?:last name|surname|family name) is (?P<v>" + _NAME + ")", value_name, single=S),
-    _rule("age", r"{AUX}(?:am|is|turned|just turned)\s+(?P<v>\d{1,3})(?:\s*(?:years?|yrs?)(?:\s*old)?"
+    _rule("age", r"{AUX}(?:am|is|turned|just turned)\s+(?:still\s+|only\s+)?(?P<v>\d{1,3})"
+          r"(?:\s*(?:years?|yrs?)(?:\s*old)?"
           r"|\s*y/?o)?(?=\s*(?:$|[,.!;]|and\b|but\b|now\b|today\b|on\b|this\b|so\b|last\b|yesterday\b"
           r"|in\b|for\b|the\b))", single=S,
           past_ok=True),

@@ -199,8 +199,9 @@ def _conjuncts(rest: str) -> list[str]:
 
     "told me they are married" reports the subject's own state, so it reads as "am married".
     """
-    rest = _REPORTED.sub("am ", rest)
-    return [piece for piece in _CONJUNCT.split(rest)[1:] if piece]
+    reported = _REPORTED.sub("am ", rest)
+    pieces = _CONJUNCT.split(reported)
+    return [piece for piece in pieces[0 if reported != rest else 1 :] if piece]
 
 
 def extract_facts(text: str, mention: Mention | None, speaker: str, tense: Tense) -> list[Fact]:

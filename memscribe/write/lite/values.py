@@ -177,4 +177,5 @@ def value_school_name(raw: str) -> str | None:
     if (named := value_school(raw)) is not None:
         return named
     match = re.match(r"(?:the\s+)?([A-Z][\w&.'-]+(?:\s+[A-Z][\w&.'-]+){0,2})", raw.strip())
-    return match.group(1).lower() if match and match.group(1).lower() not in NOT_NAMES else None
+    name = match.group(1).rstrip(".'").lower() if match else ""
+    return name if name and name not in NOT_NAMES else None
