@@ -24,6 +24,7 @@ __all__ = [
     "MemoryFactory",
     "MemoryLike",
     "RunClock",
+    "SimClock",
     "close_quietly",
     "fresh_store_dir",
     "json_safe",
@@ -64,6 +65,15 @@ class MemoryLike(Protocol):
 
 
 MemoryFactory = Callable[[str, Path], MemoryLike]
+
+
+class SimClock(Protocol):
+    """A settable clock (``memscribe.core.clock.FrozenClock`` fits): the benchmark moves it to each
+    session's date, and the memory built with it reads "now" from it."""
+
+    def set(self, when: datetime) -> None: ...
+
+
 """``make_memory(writer_name, path)``: a fresh memory for one writer, storing its files under ``path``."""
 
 

@@ -24,6 +24,7 @@ from memscribe.bench.harness import (
     MemoryFactory,
     MemoryLike,
     RunClock,
+    SimClock,
     close_quietly,
     fresh_store_dir,
     json_safe,
@@ -106,11 +107,14 @@ def run_updates(
     workdir: Path | str = Path(".bench"),
     *,
     progress: Callable[[int, int], None] | None = None,
+    sim_clock: SimClock | None = None,
 ) -> dict[str, Any]:
     """Run ``scenarios`` generated scenarios through a fresh store of ``writer``; returns the results dict.
 
     The store lives in a new directory under ``workdir`` (kept, so it can be inspected); ``progress`` is
-    called with ``(done, total)`` after each scenario.
+    called with ``(done, total)`` after each scenario. ``sim_clock``, when the memory was built with it, is
+    set to each session's date before the session is added and probed, so "now" in a probe means the time
+    of that conversation (a ten-day trip is current during it, not expired by today's date).
     """
     cases = generate_scenarios(scenarios, seed)
     store = fresh_store_dir(Path(workdir), f"updates-{writer}")
@@ -118,7 +122,7 @@ def run_updates(
     clock, scorer = RunClock(), _Scorer()
     try:
         for done, scenario in enumerate(cases, 1):
-            _run_scenario(memory, scenario, clock, scorer)
+            _run_scenario(memory, scenario, clock, scorer, sim_clock)
             if progress is not None:
                 progress(done, len(cases))
         engine_stats = json_safe(memory.stats())
@@ -127,9 +131,13 @@ def run_updates(
     return _results(writer, seed, cases, clock, scorer, store, engine_stats)
 
 
-def _run_scenario(memory: MemoryLike, scenario: Scenario, clock: RunClock, scorer: _Scorer) -> None:
+def _run_scenario(
+    memory: MemoryLike, scenario: Scenario, clock: RunClock, scorer: _Scorer, sim_clock: SimClock | None
+) -> None:
     user = scenario.user_id
     for chunk in scenario.chunks:
+        if sim_clock is not None:
+            sim_clock.set(chunk.timestamp)
         with clock.adding(len(chunk.turns)):
             answer = memory.add(chunk.messages(), user_id=user, timestamp=chunk.timestamp, source=SOURCE)
         scorer.chunk_ops(scenario, chunk, [str(row.get("event", "")) for row in result_rows(answer)])

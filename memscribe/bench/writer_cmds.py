@@ -74,11 +74,12 @@ def _run_all(
 def updates_command(writers: str, scenarios: int, seed: int, embedder: str, output: Path, as_json: bool) -> None:
     """Update scenarios: current-value accuracy, stale answers, operation precision/recall, over-storage."""
     from memscribe.bench.updates import run_updates
-
-    factory = sdk_factory(embedder=embedder)
+    from memscribe.core.clock import FrozenClock
 
     def run(writer: str, work: Path) -> dict[str, Any]:
-        return run_updates(factory, writer, scenarios=scenarios, seed=seed, workdir=work)
+        clock = FrozenClock()  # moved to each session's date: "now" in a probe is the conversation's time
+        factory = sdk_factory(embedder=embedder, clock=clock)
+        return run_updates(factory, writer, scenarios=scenarios, seed=seed, workdir=work, sim_clock=clock)
 
     _run_all(_writers(writers), run, output, _UPDATES_KEYS, "metrics", as_json)
 
