@@ -1,7 +1,16 @@
-"""Hybrid search over one partition: vector and keyword candidates, fused by rank."""
+"""Hybrid search over one partition: vector and keyword candidates, fused by rank.
+
+Who a query is about is a third ranking signal. A query that names a person ("Where does Priya live?") or a
+relative of the user ("my sister's job") is about that subject; any other first-person query ("What is my
+job title?") is about the user, whose memories are written "User …". The best fused hits about that subject
+form a third list for reciprocal-rank fusion, so a memory about the right person outranks an equally good
+match about someone else, while a much better match still wins.
+"""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from memscribe.core.records import MemoryRecord
@@ -10,7 +19,7 @@ from memscribe.providers.ports import Embedder
 from memscribe.read.fuse import fuse_rrf
 from memscribe.stores.ports import Partition, RecordFilter, Store
 
-__all__ = ["Hit", "gather_hits", "inflected"]
+__all__ = ["Hit", "about_subjects", "gather_hits", "inflected", "query_terms"]
 
 
 @dataclass(frozen=True)
@@ -54,6 +63,40 @@ def inflected(terms: list[str]) -> list[str]:
     return list(out)
 
 
+# "I", "me", "my", "mine", "myself" and their contractions: the speaking user.
+_FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself)\b|\bi'(?:m|ve|d|ll)\b", re.IGNORECASE)
+_USER = "user"
+
+
+def query_terms(query: str) -> list[str]:
+    """Keyword terms of ``query``, inflected; a first-person query also asks for "user", the name memories
+    about the speaking user are written with."""
+    terms = inflected(keyword_terms(query))
+    if _FIRST_PERSON.search(query) and _USER not in terms:
+        terms.append(_USER)
+    return terms
+
+
+def _names(subject: str, query: str) -> bool:
+    """Whether ``query`` (lower-cased) names ``subject``: "priya", or "user's sister" as "my (older) sister"."""
+    head, _, relation = subject.partition("'s ")
+    if head == _USER and relation:
+        return re.search(rf"\bmy (?:[\w-]+ )?{re.escape(relation)}\b", query) is not None
+    if subject in (_USER, "assistant") or not subject:
+        return False
+    return re.search(rf"\b{re.escape(subject.replace('-', ' '))}\b", query.replace("-", " ")) is not None
+
+
+def about_subjects(query: str, subjects: Sequence[str]) -> set[str]:
+    """Which of ``subjects`` (lower-case subject keys) ``query`` is about: those it names, else the user
+    when it is in the first person, else none."""
+    lowered = query.lower()
+    named = {s for s in set(subjects) if _names(s, lowered)}
+    if named:
+        return named
+    return {_USER} if _FIRST_PERSON.search(query) else set()
+
+
 def gather_hits(
     store: Store,
     embedder: Embedder,
@@ -68,8 +111,13 @@ def gather_hits(
     depth = max(limit * 3, 30)
     vector = query_vector if query_vector is not None else embedder.embed([query])[0]
     by_vector = store.vector_search(partition, vector, embedder.model_id, flt, depth)  # type: ignore[arg-type]
-    by_keyword = store.keyword_search(partition, inflected(keyword_terms(query)), flt, depth)
-    fused = fuse_rrf([by_vector, by_keyword])[:limit]
-    records = {r.version_id: r for r in store.by_version_ids(partition, [vid for vid, _ in fused])}
+    by_keyword = store.keyword_search(partition, query_terms(query), flt, depth)
+    # The subject list only reorders this pool: fusing it in raises pool hits alone, so the top stays inside.
+    pool = fuse_rrf([by_vector, by_keyword])[: max(limit * 2, 10)]
+    records = {r.version_id: r for r in store.by_version_ids(partition, [vid for vid, _ in pool])}
+    ordered = [records[vid] for vid, _ in pool if vid in records]
+    about = about_subjects(query, [r.subject.lower() for r in ordered])
+    by_subject = [(r.version_id, 1.0) for r in ordered if r.subject.lower() in about]
+    fused = fuse_rrf([by_vector, by_keyword, by_subject])[:limit] if by_subject else pool[:limit]
     vscore, kscore = dict(by_vector), dict(by_keyword)
     return [Hit(records[vid], score, vscore.get(vid), kscore.get(vid)) for vid, score in fused if vid in records]

@@ -3,7 +3,8 @@
 "Nothing beats ramen for me" holds the favourite food, but neither a keyword search nor an embedding of
 "What is my favourite food?" finds it by those words; "User's favourite food is ramen" is found by both. A
 statement that names several facts ("I moved to Oslo and joined Equinor") gets one plain sentence per fact,
-so that changing one fact later leaves no stale value inside the memory of another.
+so that changing one fact later leaves no stale value inside the memory of another. An intention said as a
+wish or a goal is kept as a plan ("User plans to learn Japanese").
 """
 
 from __future__ import annotations
@@ -34,6 +35,16 @@ _FORMS: dict[str, tuple[str, str]] = {
 }
 _CUES = {attr: lazy(r"\b(?:" + cues + r")\b", re.IGNORECASE) for attr, (cues, _) in _FORMS.items()}
 _FAVOURITE = lazy(r"\bfavou?rite\b", re.IGNORECASE)
+# An intention said as a wish or goal ("really want to", "my goal this year is to") is kept as a plan, in the
+# words people ask about plans with; a statement that already says "plan" is kept as it is.
+_PLAN_SAID = lazy(r"\bplan(?:s|ned|ning)?\b", re.IGNORECASE)
+_PLAN_WISH = lazy(
+    r"\b(?:wants?|wanted|hop(?:e|es|ing)|inten(?:d|ds|ding)|aim(?:s|ing)?|(?:goal|dream|resolution|aim)\b[^.!?]*?"
+    r"\bis|would (?:really )?(?:like|love)|going|trying|determined|eager|decided|preparing|saving up|set"
+    r"|scheduled)\s+to\s+(?P<act>[^.!?;]+)",
+    re.IGNORECASE,
+)
+_DATED = lazy(r"\b(?:in|on|by|during|for) (?:\d{1,2} )?(?:[A-Z][a-z]+ )?\d{4}\b")
 
 
 def _cased(value: str, text: str) -> str:
@@ -51,8 +62,20 @@ def _pet(value: str, text: str) -> str:
     return f"{kind} named {_cased(name, text)}" if name else kind
 
 
+def _plan_text(statement: str, display: str) -> str:
+    """ "User's goal in 2022 is to renovate the kitchen." → "User plans to renovate the kitchen in 2022"."""
+    wish = _PLAN_WISH.search(statement)
+    if _PLAN_SAID.search(statement) or wish is None:
+        return statement
+    act = wish.group("act").strip()
+    date = _DATED.search(statement[: wish.start("act")])
+    return f"{display} plans to {act}" + (f" {date.group(0)}" if date and date.group(0) not in act else "")
+
+
 def fact_text(fact: Fact, statement: str, display: str, several: bool) -> str:
     """The memory text for ``fact`` read from ``statement`` (third person, dates resolved)."""
+    if fact.kind is FactKind.INTENT and fact.attribute == "plan" and not several:
+        return _plan_text(statement, display)
     if fact.kind is not FactKind.STATE or fact.value is None:
         return statement
     attribute = fact.attribute

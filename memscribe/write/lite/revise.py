@@ -1,8 +1,8 @@
-"""Revisions of what is known: corrections, forget requests, and plans carried out.
+"""Revisions of what is known: corrections and forget requests.
 
 A correction ("sorry, I meant 2017, not 2018") rewrites the memory it targets as a new version (UPDATE):
 the old value was never true, so nothing is superseded. A forget request DELETEs the memories it names.
-A past-tense statement whose verb and object match an open plan closes that plan (SUPERSEDE).
+Plans carried out are closed in :mod:`plans`.
 """
 
 from __future__ import annotations
@@ -13,12 +13,10 @@ from datetime import datetime
 
 from memscribe.core.records import MemoryDraft, MemoryRecord, Operation, OpKind, Owner
 from memscribe.write.lite.ledger import Ledger, Pending
-from memscribe.write.lite.lexicon import VERB_GROUPS
-from memscribe.write.lite.matching import content_tokens, topic_matches
+from memscribe.write.lite.matching import topic_matches
 from memscribe.write.lite.reconcile import Reconciler, same_value
 from memscribe.write.lite.requests import Correction, forget_attributes, value_shape
 from memscribe.write.lite.slots import Fact
-from memscribe.write.lite.tense import lemmas
 
 __all__ = ["Reviser", "draft_from_record"]
 
@@ -47,14 +45,6 @@ def draft_from_record(record: MemoryRecord, **changes: object) -> MemoryDraft:
     return replace(draft, **changes)  # type: ignore[arg-type]
 
 
-def _verb_family(verb: str) -> frozenset[str]:
-    forms = set(lemmas(verb))
-    for group in VERB_GROUPS:
-        if forms & group:
-            forms |= group
-    return frozenset(forms)
-
-
 def _replace_last(text: str, old: str, new: str) -> str:
     matches = list(re.finditer(rf"(?<!\w){re.escape(old)}(?!\w)", text, re.IGNORECASE))
     if not matches:
@@ -64,7 +54,7 @@ def _replace_last(text: str, old: str, new: str) -> str:
 
 
 class Reviser:
-    """Applies corrections, forget requests and plan completions through the shared ledger."""
+    """Applies corrections and forget requests through the shared ledger."""
 
     def __init__(self, ledger: Ledger, reconciler: Reconciler) -> None:
         self.ledger = ledger
@@ -187,59 +177,6 @@ class Reviser:
             self.ledger.propose(_update(holder.id, fixed, note, (holder.id,)), at, speaker)
         return True
 
-    def complete_plans(
-        self,
-        subject: str,
-        verb: str,
-        statement: str,
-        produced: list[Pending],
-        event: MemoryDraft,
-        at: datetime,
-        speaker: str,
-    ) -> None:
-        """Close the plan a past-tense statement carries out ("planning to adopt a dog", then "I adopted
-        a dog")."""
-        family, said = _verb_family(verb), content_tokens(statement)
-        slot = f"{subject}/plan"
-
-        def fulfils(value: str | None) -> bool:
-            words = (value or "").split()
-            if not words or not (_verb_family(words[0]) & family):
-                return False
-            wanted = content_tokens(" ".join(words[1:]))
-            return not wanted or bool(wanted & said)
-
-        for entry in self.ledger.pending_slot(slot, event.owner):
-            if entry not in produced and entry.draft is not None and fulfils(entry.draft.value):
-                entry.alive = False  # planned and done within one episode: only the outcome is kept
-        for record in self.ledger.stored_slot(slot, event.owner):
-            if fulfils(record.value) and at >= record.valid_from:
-                self._close_plan(record, produced, event, at, speaker)
-                return
-
-    def _close_plan(
-        self, plan: MemoryRecord, produced: list[Pending], event: MemoryDraft, at: datetime, speaker: str
-    ) -> None:
-        reason = f"plan '{plan.value}' carried out"
-        fresh = [
-            e for e in produced if e.alive and e.op.kind is OpKind.ADD and e.op.target is None and e.draft
-        ]
-        if fresh and fresh[0].draft is not None:
-            entry, draft = fresh[0], fresh[0].draft
-            start = max(draft.valid_from or at, plan.valid_from)
-            self.ledger.revise(
-                entry,
-                kind=OpKind.SUPERSEDE,
-                target=plan.id,
-                draft=replace(draft, valid_from=start),
-                reason=f"{reason}; {entry.op.reason}",
-                candidates=(plan.id,),
-            )
-            return
-        start = max(event.valid_from or at, plan.valid_from)
-        closing = replace(event, slot=None, value=None, valid_from=start, tags=(*event.tags, "plan-done"))
-        self.ledger.propose(_supersede(plan.id, closing, reason, (plan.id,)), at, speaker)
-
 
 def _delete(target: str, reason: str, candidates: tuple[str, ...]) -> Operation:
     return Operation(OpKind.DELETE, reason, None, target, candidates)
@@ -247,7 +184,3 @@ def _delete(target: str, reason: str, candidates: tuple[str, ...]) -> Operation:
 
 def _update(target: str, draft: MemoryDraft, reason: str, candidates: tuple[str, ...]) -> Operation:
     return Operation(OpKind.UPDATE, reason, draft, target, candidates)
-
-
-def _supersede(target: str, draft: MemoryDraft, reason: str, candidates: tuple[str, ...]) -> Operation:
-    return Operation(OpKind.SUPERSEDE, reason, draft, target, candidates)

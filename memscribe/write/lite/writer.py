@@ -20,6 +20,7 @@ from memscribe.write.lite.lazy import lazy
 from memscribe.write.lite.ledger import Ledger
 from memscribe.write.lite.memorable import drop_reason, question_head, strip_preamble
 from memscribe.write.lite.person import Mention, Referents, expand_contractions, find_subject, restore_subject
+from memscribe.write.lite.plans import PlanCompletions, accomplishment
 from memscribe.write.lite.reconcile import Reconciler
 from memscribe.write.lite.requests import Correction, parse_correction, parse_forget
 from memscribe.write.lite.revise import Reviser
@@ -107,6 +108,7 @@ class _EpisodeRun:
         self.ledger = ledger
         self.reconciler = Reconciler(ledger)
         self.reviser = Reviser(ledger, self.reconciler)
+        self.plans = PlanCompletions(ledger)
         self.scene = scene
 
     def consider(self, st: Statement, refs: Referents) -> None:
@@ -199,10 +201,10 @@ class _EpisodeRun:
             if entry is not None:
                 produced.append(entry)
         mention = reading.mention
-        if mention is not None and reading.tense.past and not reading.tense.future:
-            verb = first_verb(mention.rest)
-            if verb is not None:
-                self.reviser.complete_plans(mention.subject, verb, text, produced, plain, st.at, speaker)
+        done = reading.tense.past or accomplishment(text)
+        if mention is not None and done and not reading.tense.future:
+            verb = first_verb(mention.rest) if reading.tense.past else None
+            self.plans.complete(mention.subject, verb, text, produced, plain, st.at, speaker)
 
     def _forget(self, st: Statement, topic: str) -> None:
         facts: list[Fact] = []

@@ -1,0 +1,135 @@
+"""The ``pro`` writer: extraction and reconciliation in one structured model call per episode chunk.
+
+Per chunk: the lite rules read the messages (statements, obvious slots, resolved dates); candidates are
+pre-retrieved and shown under integer aliases; one call returns every operation, each with a reason and
+with the related changes it implies; the answer is validated, repaired once if unusable, and decoded with
+the engine's invariants checked (see :mod:`memscribe.write.llm.decode`). The prompt is chosen by the
+chunk's language and its version is recorded in every operation's ``Usage``.
+
+``propose`` and ``apropose`` run the same exchange (:mod:`memscribe.write.llm.driver`); only the model
+call differs.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import replace
+
+from memscribe.core.clock import Clock
+from memscribe.core.records import Episode
+from memscribe.providers.chat import ChatModel
+from memscribe.write.llm.aliases import AliasBook, gather_candidates
+from memscribe.write.llm.chunks import split_episode
+from memscribe.write.llm.decode import Decoder, ProposedOps
+from memscribe.write.llm.driver import Exchange, UsageMeter, WriterStats, adrive, ask_json, drive, spread
+from memscribe.write.llm.render import pro_prompt, render_request
+from memscribe.write.ports import CandidateSource, WriteContext
+from memscribe.write.prompts.pro_schema import PRO_SCHEMA
+
+__all__ = ["ProWriter"]
+
+log = logging.getLogger(__name__)
+
+
+class ProWriter:
+    """LLM writer: one call per chunk of ≤ ``max_messages`` messages (≈ ``max_chunk_tokens`` tokens).
+
+    ``language`` pins the prompt ("en" / "zh"); by default each chunk picks by its CJK ratio.
+    ``stats`` holds running totals (calls, tokens, repairs, rejections) for benchmarks.
+    """
+
+    name = "pro"
+    version = "1"
+
+    def __init__(
+        self,
+        chat: ChatModel,
+        *,
+        max_messages: int = 20,
+        max_chunk_tokens: int = 3000,
+        max_candidates: int = 20,
+        per_query: int = 4,
+        max_pending: int = 10,
+        max_tokens: int | None = 2048,
+        language: str | None = None,
+    ) -> None:
+        self.chat = chat
+        self.max_messages = max_messages
+        self.max_chunk_tokens = max_chunk_tokens
+        self.max_candidates = max_candidates
+        self.per_query = per_query
+        self.max_pending = max_pending
+        self.max_tokens = max_tokens
+        self.language = language
+        self.stats = WriterStats()
+
+    def propose(
+        self, episode: Episode, candidates: CandidateSource, context: WriteContext, clock: Clock
+    ) -> ProposedOps:
+        """Operations for ``episode``; raises ModelOutputError or the provider's error (episode stays pending)."""
+        return self._counted(lambda: drive(self.chat, self.exchange(episode, candidates)))
+
+    async def apropose(
+        self, episode: Episode, candidates: CandidateSource, context: WriteContext, clock: Clock
+    ) -> ProposedOps:
+        """The async form of :meth:`propose`: the same exchange, with awaited model calls."""
+        try:
+            result = await adrive(self.chat, self.exchange(episode, candidates))
+        except Exception:
+            self.stats.count(failures=1)
+            raise
+        self.stats.count(episodes=1)
+        return result
+
+    def _counted(self, run: Callable[[], ProposedOps]) -> ProposedOps:
+        try:
+            result = run()
+        except Exception:
+            self.stats.count(failures=1)
+            raise
+        self.stats.count(episodes=1)
+        return result
+
+    def exchange(self, episode: Episode, candidates: CandidateSource) -> Exchange[ProposedOps]:
+        """The whole write decision for one episode, as requests to answer (see :func:`drive`)."""
+        decoder = Decoder(episode, ProposedOps())
+        book = AliasBook()
+        total = UsageMeter()
+        chunks = split_episode(episode, max_messages=self.max_messages, max_tokens=self.max_chunk_tokens)
+        for number, chunk in enumerate(chunks):
+            records = gather_candidates(candidates, chunk, limit=self.max_candidates, per_query=self.per_query)
+            shown = book.present(records, decoder.pending_drafts(self.max_pending))
+            prompt = pro_prompt(chunk.text(episode), self.language)
+            meter = UsageMeter()
+            answer = yield from ask_json(
+                render_request(prompt, episode, chunk, shown),
+                PRO_SCHEMA,
+                meter,
+                repair=prompt.repair,
+                max_tokens=self.max_tokens,
+            )
+            before = len(decoder.out.rejections)
+            added = decoder.decode(answer["operations"], book, chunk.indices, number)
+            usage = meter.usage(prompt.version)
+            for position, share in zip(added, spread(usage, len(added)), strict=True):
+                op = decoder.slots[position]
+                if op is not None:
+                    decoder.slots[position] = replace(op, usage=share)
+            self.stats.add(meter, chunks=1, operations=len(added), rejections=len(decoder.out.rejections) - before)
+            _merge(total, meter)
+            # Counts only: the prompt and the answer may quote memory content, which is never logged at INFO.
+            log.debug("pro chunk %d: %d ops, %d calls, %d tokens in", number, len(added), meter.calls, meter.tokens_in)
+        result = decoder.finish()
+        result.chunks = len(chunks)
+        result.usage = total.usage(pro_prompt(" ".join(c.text(episode) for c in chunks), self.language).version)
+        return result
+
+
+def _merge(total: UsageMeter, meter: UsageMeter) -> None:
+    total.model = meter.model or total.model
+    total.calls += meter.calls
+    total.tokens_in += meter.tokens_in
+    total.tokens_out += meter.tokens_out
+    total.latency_ms += meter.latency_ms
+    total.repairs += meter.repairs

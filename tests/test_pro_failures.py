@@ -1,0 +1,128 @@
+"""Failure handling: one repair round for unusable output, then ModelOutputError; provider failures propagate;
+either way the episode stays pending with its error and is written when the model answers again."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memscribe import AsyncMemory, Memory
+from memscribe.core.clock import FrozenClock
+from memscribe.errors import ModelOutputError, ProviderError, ProviderTimeout, RateLimited
+from memscribe.providers.openai_compat import OpenAICompatChat, RetryPolicy
+from memscribe.testing.chat import ScriptedChat
+from memscribe.testing.fake_openai import Behaviour, FakeOpenAIServer
+from memscribe.write.llm import ProWriter
+
+T1 = datetime(2023, 6, 3, 10, tzinfo=UTC)
+GOOD = {"operations": [{"op": "ADD", "reason": "home", "text": "The user lives in Lyon.", "subject": "user"}]}
+NO_WAIT = RetryPolicy(max_retries=1, base_delay=0.0, sleep=lambda s: None)
+
+
+def store(tmp_path: Path, chat: Any) -> Memory:
+    return Memory(tmp_path / "pro.db", writer=ProWriter(chat), embedder="hash", clock=FrozenClock(T1))
+
+
+def add(memory: Memory) -> dict[str, Any]:
+    return memory.add([{"role": "user", "content": "I live in Lyon."}], user_id="u", timestamp=T1)
+
+
+def pending(memory: Memory) -> int:
+    return len(memory._core.store.pending_episodes(limit=10))
+
+
+@pytest.fixture
+def server() -> Iterator[FakeOpenAIServer]:
+    with FakeOpenAIServer() as fake:
+        yield fake
+
+
+def test_malformed_output_is_repaired_once(tmp_path: Path) -> None:
+    chat = ScriptedChat("I think the user lives in Lyon!", GOOD)
+    with store(tmp_path, chat) as memory:
+        assert [r["event"] for r in add(memory)["results"]] == ["ADD"]
+    repair = chat.calls[1].messages
+    assert repair[-2] == {"role": "assistant", "content": "I think the user lives in Lyon!"}
+    assert "no readable JSON" in repair[-1]["content"]
+
+
+def test_fenced_output_parses_without_a_repair(tmp_path: Path) -> None:
+    chat = ScriptedChat(
+        'Sure:\n```json\n{"operations": [{"op": "ADD", "reason": "r", "text": "The user lives in Lyon."}]}\n```'
+    )
+    with store(tmp_path, chat) as memory:
+        assert [r["event"] for r in add(memory)["results"]] == ["ADD"]
+    assert len(chat.calls) == 1
+
+
+def test_schema_violation_then_still_bad_keeps_the_episode_pending(tmp_path: Path) -> None:
+    chat = ScriptedChat({"operations": [{"op": "MERGE", "reason": "?"}]}, "still not json")
+    with store(tmp_path, chat) as memory:
+        with pytest.raises(ModelOutputError, match="unusable twice"):
+            add(memory)
+        assert pending(memory) == 1 and memory.list(user_id="u")["results"] == []
+        chat.push(GOOD)
+        assert memory.process_pending() == 1
+        assert pending(memory) == 0
+        assert [r["memory"] for r in memory.list(user_id="u")["results"]] == ["The user lives in Lyon."]
+
+
+def test_model_down_then_up(tmp_path: Path) -> None:
+    chat = ScriptedChat(ProviderError("connection refused"), RateLimited("slow down"), GOOD)
+    with store(tmp_path, chat) as memory:
+        with pytest.raises(ProviderError):
+            add(memory)
+        assert memory.process_pending() == 0 and pending(memory) == 1  # still down: kept, error recorded
+        assert memory.process_pending() == 1 and pending(memory) == 0
+
+
+def test_truncated_output_is_retried_with_more_room(tmp_path: Path, server: FakeOpenAIServer) -> None:
+    server.push(Behaviour.truncated(GOOD), Behaviour.json(GOOD))
+    chat = OpenAICompatChat("m", base_url=server.base_url, retry=NO_WAIT)
+    with store(tmp_path, chat) as memory:
+        assert [r["event"] for r in add(memory)["results"]] == ["ADD"]
+    first, second = server.chat_requests
+    assert second["max_tokens"] == 2 * first["max_tokens"]
+
+
+@pytest.mark.parametrize("status", [429, 500])
+def test_http_errors_exhausted_then_recovered(tmp_path: Path, server: FakeOpenAIServer, status: int) -> None:
+    server.push(Behaviour.error(status, retry_after=0), Behaviour.error(status, retry_after=0))
+    chat = OpenAICompatChat("m", base_url=server.base_url, retry=NO_WAIT)
+    with store(tmp_path, chat) as memory:
+        with pytest.raises(RateLimited if status == 429 else ProviderError):
+            add(memory)
+        assert pending(memory) == 1
+        server.push(Behaviour.json(GOOD))
+        assert memory.process_pending() == 1
+        assert [r["memory"] for r in memory.list(user_id="u")["results"]] == ["The user lives in Lyon."]
+
+
+def test_timeout_keeps_the_episode_pending(tmp_path: Path, server: FakeOpenAIServer) -> None:
+    server.push(Behaviour.slow(3.0))
+    chat = OpenAICompatChat("m", base_url=server.base_url, timeout=0.3, retry=NO_WAIT)
+    with store(tmp_path, chat) as memory:
+        with pytest.raises(ProviderTimeout):
+            add(memory)
+        assert pending(memory) == 1
+
+
+def test_async_add_shares_the_failure_handling(tmp_path: Path) -> None:
+    chat = ScriptedChat("nope", "still nope", GOOD)
+
+    async def run() -> list[str]:
+        memory = AsyncMemory(tmp_path / "a.db", writer=ProWriter(chat), embedder="hash", clock=FrozenClock(T1))
+        try:
+            with pytest.raises(ModelOutputError):
+                await memory.add([{"role": "user", "content": "I live in Lyon."}], user_id="u", timestamp=T1)
+            assert await memory.process_pending() == 1
+            return [r["memory"] for r in (await memory.list(user_id="u"))["results"]]
+        finally:
+            await memory.close()
+
+    assert asyncio.run(run()) == ["The user lives in Lyon."]
