@@ -7,9 +7,8 @@ a thread. Everything else is the same engine core as Memory.
 
 from __future__ import annotations
 
-import builtins
-
 import asyncio
+import builtins
 import functools
 from collections.abc import Callable, Iterable
 from pathlib import Path

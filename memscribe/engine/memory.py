@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import builtins
-
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -12,8 +11,9 @@ from typing import IO, Any
 from memscribe.config import MemoryConfig
 from memscribe.core.clock import Clock, SystemClock
 from memscribe.engine import reading, transfer, writing
+from memscribe.engine.candidates import EmbeddingCache
 from memscribe.engine.core import Core
-from memscribe.errors import InvalidInput, NotFound, WriteConflict
+from memscribe.errors import InvalidInput, NotFound
 from memscribe.providers.ports import Embedder
 from memscribe.stores.ports import Store
 from memscribe.write.ports import Writer
@@ -108,30 +108,26 @@ class Memory:
         return self._process(episode)
 
     def _process(self, episode: Any) -> dict[str, Any]:
-        for attempt in range(self._core.max_retries + 1):
-            proposal = writing.propose_ops(self._core, episode)
-            try:
-                return writing.commit_ops(self._core, episode, proposal)
-            except WriteConflict:
-                if attempt == self._core.max_retries:
-                    raise
-        raise AssertionError("unreachable")
+        return writing.process_episode(self._core, episode)
 
     def process_pending(self, limit: int = 1000) -> int:
-        """Write memories for episodes stored but not yet processed (after a crash or ``wait=False``)."""
-        done = 0
-        while done < limit:
-            batch = self._core.store.pending_episodes(limit=min(100, limit - done), tenant=self._core.tenant)
-            if not batch:
+        """Write memories for episodes stored but not yet processed (after a crash or ``wait=False``).
+
+        Each episode is tried once per call; a failure is recorded on it and it is tried again next time.
+        Returns the number written."""
+        done, tried = 0, set[str]()
+        while len(tried) < limit:
+            batch = self._core.store.pending_episodes(limit=100, tenant=self._core.tenant)
+            fresh = [e for e in batch if e.id not in tried][: limit - len(tried)]
+            if not fresh:
                 break
-            for episode in batch:
+            for episode in fresh:
+                tried.add(episode.id)
                 try:
                     self._process(episode)
-                except Exception:  # recorded on the episode by propose_ops; retried next time
+                except Exception:  # recorded on the episode by propose_ops
                     continue
                 done += 1
-            if len(batch) < 100:
-                break
         return done
 
     def _recover(self) -> None:
@@ -148,15 +144,11 @@ class Memory:
                 self._worker.start()
 
     def flush(self, timeout: float | None = None) -> None:
-        """Wait until episodes added with ``wait=False`` are processed."""
-        while True:
-            worker = self._worker
-            if worker is not None:
-                worker.join(timeout)
-            if not self._core.store.pending_episodes(limit=1, tenant=self._core.tenant):
-                return
-            self.process_pending()
-            return
+        """Wait until episodes added with ``wait=False`` are processed (and process any still pending)."""
+        worker = self._worker
+        if worker is not None:
+            worker.join(timeout)
+        self.process_pending()
 
     def update(self, memory_id: str, text: str, *, user_id: object = None) -> dict[str, Any]:
         if not isinstance(text, str) or not text.strip():
@@ -171,8 +163,6 @@ class Memory:
     def _manual(self, episode: Any, memory_id: str, operation: str) -> dict[str, Any]:
         self._core.store.put_episode(episode)
         ops = writing.manual_ops(self._core, episode, memory_id, operation)
-        from memscribe.engine.candidates import EmbeddingCache
-
         proposal = (ops, EmbeddingCache(self._core), self._core.clock.now())
         return writing.commit_ops(self._core, episode, proposal, require_pending=False, writer="api")
 
@@ -209,14 +199,7 @@ class Memory:
         episodes = [e for e in core.store.episodes(partition) if e.metadata.get("operation") is None]
         counts: dict[str, int] = {}
         for episode in episodes:
-            for attempt in range(core.max_retries + 1):
-                proposal = writing.propose_ops(core, episode)
-                try:
-                    result = writing.commit_ops(core, episode, proposal, require_pending=False)
-                    break
-                except WriteConflict:
-                    if attempt == core.max_retries:
-                        raise
+            result = writing.process_episode(core, episode, require_pending=False)
             for item in result["results"]:
                 counts[item["event"]] = counts.get(item["event"], 0) + 1
         return {"writer": chosen.name, "episodes": len(episodes), "retracted": retracted, "events": counts}

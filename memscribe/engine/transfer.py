@@ -13,13 +13,13 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict
 from typing import Any
 
-from memscribe.core.messages import build_episode, message_to_dict, parse_messages, parse_scope, parse_time
 from memscribe.core.ids import new_id
+from memscribe.core.messages import build_episode, message_to_dict, parse_messages, parse_scope, parse_time
 from memscribe.core.records import JournalEntry, Layer, MemoryRecord, OpKind, Owner, Status, Usage
 from memscribe.core.redact import redact
 from memscribe.engine.candidates import EmbeddingCache
-from memscribe.engine.writing import redact_message
 from memscribe.engine.core import Core
+from memscribe.engine.writing import redact_message
 from memscribe.errors import InvalidInput
 from memscribe.stores.ports import Changeset, Partition, RecordFilter
 
@@ -62,6 +62,11 @@ class _Ids:
 
     def __call__(self, old: str | None) -> str | None:
         if not self.active or old is None:
+            return old
+        return self.required(old)
+
+    def required(self, old: str) -> str:
+        if not self.active:
             return old
         if old not in self._map:
             self._map[old] = new_id()
@@ -137,7 +142,7 @@ def _memory(core: Core, row: dict[str, Any], ids: _Ids) -> MemoryRecord:
         return parse_time(row.get(key), key)
 
     return MemoryRecord(
-        id=ids(row["id"]), version_id=ids(row["version_id"]), version=int(row["version"]), scope=scope,
+        id=ids.required(row["id"]), version_id=ids.required(row["version_id"]), version=int(row["version"]), scope=scope,
         text=redact(row["text"])[0],
         subject=row["subject"], slot=row.get("slot"), value=row.get("value"), owner=Owner(row["owner"]),
         layer=Layer(row["layer"]), scene=row["scene"], tags=tuple(row.get("tags") or ()),
@@ -145,7 +150,8 @@ def _memory(core: Core, row: dict[str, Any], ids: _Ids) -> MemoryRecord:
         confidence=float(row.get("confidence", 1.0)), writer=row["writer"],
         embedding_model=core.embedder.model_id, source=row.get("source"), valid_from=when("valid_from"),
         valid_to=when("valid_to"), recorded_at=when("recorded_at"), retired_at=when("retired_at"),
-        status=Status(row["status"]), supersedes=ids(row.get("supersedes")), superseded_by=ids(row.get("superseded_by")),
+        status=Status(row["status"]), supersedes=ids(row.get("supersedes")),
+        superseded_by=ids(row.get("superseded_by")),
         metadata=row.get("metadata") or {},
     )  # fmt: skip
 
@@ -156,7 +162,7 @@ def _journal(core: Core, row: dict[str, Any], ids: _Ids) -> JournalEntry:
     created = parse_time(row["created_at"])
     assert created is not None
     return JournalEntry(
-        id=ids(row["id"]), episode_id=ids(row.get("episode_id")), scope=parse_scope(s["user_id"], tenant=core.tenant),
+        id=ids.required(row["id"]), episode_id=ids(row.get("episode_id")), scope=parse_scope(s["user_id"], tenant=core.tenant),
         kind=OpKind(row["op"]), memory_id=ids(row.get("memory_id")), version_id=ids(row.get("version_id")),
         reason=redact(row["reason"])[0], candidates=tuple(ids(c) or c for c in row.get("candidates") or ()),
         writer=row["writer"],

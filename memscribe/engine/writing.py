@@ -12,7 +12,7 @@ from memscribe.core.records import Episode, JournalEntry, MemoryDraft, Message, 
 from memscribe.core.redact import redact
 from memscribe.engine.candidates import EmbeddingCache, StoreCandidates
 from memscribe.engine.core import Core
-from memscribe.errors import InvalidInput, MemscribeError, NotFound, WriterError
+from memscribe.errors import InvalidInput, MemscribeError, NotFound, WriteConflict, WriterError
 from memscribe.stores.ports import Changeset
 from memscribe.write.plan import plan_changes
 from memscribe.write.ports import WriteContext
@@ -24,6 +24,7 @@ __all__ = [
     "forget_ids",
     "manual_episode",
     "prepare_episode",
+    "process_episode",
     "propose_ops",
     "propose_prepare",
     "record_failure",
@@ -146,6 +147,18 @@ def commit_ops(
     if not core.store.apply(changes):
         return results_from_journal(core, episode)
     return {"results": plan.results, "episode_id": episode.id, "status": "done"}
+
+
+def process_episode(core: Core, episode: Episode, *, require_pending: bool = True) -> dict[str, Any]:
+    """Propose and commit, planning again when a concurrent write changed a target in between."""
+    for attempt in range(core.max_retries + 1):
+        proposal = propose_ops(core, episode)
+        try:
+            return commit_ops(core, episode, proposal, require_pending=require_pending)
+        except WriteConflict:
+            if attempt == core.max_retries:
+                raise
+    raise AssertionError("unreachable")
 
 
 def results_from_journal(core: Core, episode: Episode) -> dict[str, Any]:

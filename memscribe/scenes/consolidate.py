@@ -33,7 +33,7 @@ class ConsolidationBudget:
     max_llm_calls: int = 3
     max_operations: int = 200
     max_records: int = 5_000
-    duplicate_threshold: float = 0.85
+    duplicate_threshold: float = 0.8
     min_cluster: int = 4
     max_cluster: int = 12
     profile_min_attributes: int = 2

@@ -70,7 +70,7 @@ def _same(a: _Shape, b: _Shape, threshold: float) -> float | None:
 Merge = tuple[MemoryRecord, list[tuple[MemoryRecord, float]]]  # (keeper, [(duplicate, overlap), …])
 
 
-def find_duplicates(records: Iterable[MemoryRecord], threshold: float = 0.85) -> list[Merge]:
+def find_duplicates(records: Iterable[MemoryRecord], threshold: float = 0.8) -> list[Merge]:
     """(keeper, [(duplicate, overlap), …]) for every group of near-identical current memories."""
     groups: dict[tuple[str, str, str, str], list[_Shape]] = {}
     for record in records:
@@ -102,7 +102,7 @@ def _merge_group(shapes: list[_Shape], threshold: float) -> list[Merge]:
     return [(k.record, dups) for k, dups in keepers if dups]
 
 
-def duplicate_ops(records: Iterable[MemoryRecord], threshold: float = 0.85) -> list[Operation]:
+def duplicate_ops(records: Iterable[MemoryRecord], threshold: float = 0.8) -> list[Operation]:
     """DELETE each duplicate; the reason names the keeper, so the journal records what was merged where.
 
     The keeper itself is left untouched: a new version written by consolidation would lose its provenance.
