@@ -142,7 +142,8 @@ def _memory(core: Core, row: dict[str, Any], ids: _Ids) -> MemoryRecord:
         return parse_time(row.get(key), key)
 
     return MemoryRecord(
-        id=ids.required(row["id"]), version_id=ids.required(row["version_id"]), version=int(row["version"]), scope=scope,
+        id=ids.required(row["id"]), version_id=ids.required(row["version_id"]), version=int(row["version"]),
+        scope=scope,
         text=redact(row["text"])[0],
         subject=row["subject"], slot=row.get("slot"), value=row.get("value"), owner=Owner(row["owner"]),
         layer=Layer(row["layer"]), scene=row["scene"], tags=tuple(row.get("tags") or ()),
@@ -162,7 +163,8 @@ def _journal(core: Core, row: dict[str, Any], ids: _Ids) -> JournalEntry:
     created = parse_time(row["created_at"])
     assert created is not None
     return JournalEntry(
-        id=ids.required(row["id"]), episode_id=ids(row.get("episode_id")), scope=parse_scope(s["user_id"], tenant=core.tenant),
+        id=ids.required(row["id"]), episode_id=ids(row.get("episode_id")),
+        scope=parse_scope(s["user_id"], tenant=core.tenant),
         kind=OpKind(row["op"]), memory_id=ids(row.get("memory_id")), version_id=ids(row.get("version_id")),
         reason=redact(row["reason"])[0], candidates=tuple(ids(c) or c for c in row.get("candidates") or ()),
         writer=row["writer"],
