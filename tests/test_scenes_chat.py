@@ -97,6 +97,29 @@ def test_summaries_in_the_writer_only_when_enabled_and_long(clock: FrozenClock) 
     writer = SceneWriter(LiteWriter(), chat, summaries=True, summary_min_messages=2)
     mem = Memory(store=InMemoryStore(), writer=writer, embedder="hash", clock=clock)
     mem.add("hi", user_id="u1")  # one turn: too short for a summary
-    mem.add([{"role": "user", "content": "I adopted a cat."}, {"role": "assistant", "content": "Lovely!"}], user_id="u1")
+    mem.add(
+        [{"role": "user", "content": "I adopted a cat."}, {"role": "assistant", "content": "Lovely!"}], user_id="u1"
+    )
     summaries = mem.list(user_id="u1", filters={"layers": "L3"})["results"]
     assert [s["memory"] for s in summaries] == ["Priya talked about her week."] and len(chat.calls) == 1
+
+
+def test_tool_episode_the_model_calls_chat_goes_through_the_inner_writer(clock: FrozenClock) -> None:
+    from test_scenes_support import assistant, call, tool
+
+    from memscribe.testing import FunctionChat
+
+    chat = FunctionChat(lambda messages: {"scene": "chat"})
+    mem = scene_memory(clock, chat)
+    messages = [
+        {"role": "user", "content": "I live in Oslo now. Will it rain tomorrow?"},
+        assistant(call("get_weather", city="Oslo")),
+        tool("rain, 12C"),
+    ]
+    added = mem.add(messages, user_id="u1")["results"]
+    assert len(chat.calls) == 1 and added
+    rows = mem.list(user_id="u1")["results"]
+    assert {r["scene"] for r in rows} == {"chat"} and any(r["slot"] == "user/residence" for r in rows)
+    journal = mem._core.store.journal(("default", "u1"), episode_id=mem.add(messages, user_id="u1")["episode_id"])
+    assert journal[0].usage.calls == 1 and "the model chose chat" in journal[0].reason
+    assert "rain, 12C" not in " ".join(r["memory"] for r in rows)

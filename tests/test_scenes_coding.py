@@ -63,8 +63,13 @@ def test_str_replace_and_apply_patch_build_revisions(scene_mem: Memory) -> None:
 def test_a_later_session_extends_the_chain(scene_mem: Memory) -> None:
     def edit(old: str, new: str, session: str) -> None:
         change = call("Edit", file_path="app/util.py", old_string=old, new_string=new)
-        _coding(scene_mem, {"role": "user", "content": f"tweak slugify ({session})"}, assistant(change), tool("ok"),
-                session=session)  # fmt: skip
+        _coding(
+            scene_mem,
+            {"role": "user", "content": f"tweak slugify ({session})"},
+            assistant(change),
+            tool("ok"),
+            session=session,
+        )
 
     edit("def slugify(s):\n    return s.lower()", "def slugify(s):\n    return s.lower().strip()", "s1")
     edit("def slugify(s):\n    return s.lower().strip()", "def slugify(s):\n    return s.strip().lower()", "s2")
@@ -78,8 +83,13 @@ def test_a_later_session_extends_the_chain(scene_mem: Memory) -> None:
 def test_failed_edits_are_not_recorded(scene_mem: Memory) -> None:
     bad = call("Edit", file_path="app/x.py", old_string="def gone():\n    pass", new_string="")
     good = call("Edit", file_path="app/y.py", old_string="def keep():\n    pass", new_string="")
-    _coding(scene_mem, {"role": "user", "content": "clean up"}, assistant(bad, good),
-            tool("Error: String to replace not found in file."), tool("ok"))  # fmt: skip
+    _coding(
+        scene_mem,
+        {"role": "user", "content": "clean up"},
+        assistant(bad, good),
+        tool("Error: String to replace not found in file."),
+        tool("ok"),
+    )
     files = {r["metadata"]["file"] for r in _revisions(scene_mem)}
     assert files == {"app/y.py"}
 

@@ -85,7 +85,10 @@ def test_consolidate_end_to_end_through_the_store(clock: FrozenClock) -> None:
     (snapshot,) = store.query(("default", "priya"), RecordFilter(layers=("L0",)))
     assert snapshot.text == "Profile of user: employer: spotify; residence: lisbon."
     journal = store.journal(("default", "priya"), episode_id=result["episode_id"])
-    assert {e.reason.split(":")[0] for e in journal} >= {"intention expired", "profile of user derived from 2 slot memories"}
+    assert {e.reason.split(":")[0] for e in journal} >= {
+        "intention expired",
+        "profile of user derived from 2 slot memories",
+    }
     assert consolidate(store, ("default", "priya"), chat, clock, ConsolidationBudget()) == []  # idempotent
 
 

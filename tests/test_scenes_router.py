@@ -11,7 +11,9 @@ from memscribe.testing import FunctionChat, ScriptedChat
 
 def test_no_tool_calls_is_chat_with_zero_model_calls() -> None:
     chat = ScriptedChat()  # no replies queued: any call would raise
-    ep = episode([{"role": "user", "content": "I moved to Sydney last week."}, {"role": "assistant", "content": "Nice!"}])
+    ep = episode(
+        [{"role": "user", "content": "I moved to Sydney last week."}, {"role": "assistant", "content": "Nice!"}]
+    )
     decision = route_scene(ep, chat)
     assert (decision.scene, decision.reason) == ("chat", "no tool calls")
     assert chat.calls == [] and not decision.asked_model

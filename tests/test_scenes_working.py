@@ -17,8 +17,9 @@ SECRET = "hunter2-very-secret"
 
 def _session(mem: Memory, session: str, task: str, commands: list[str], final: str, *, result: str = "ok") -> None:
     messages: list[dict[str, Any]] = [{"role": "user", "content": task}]
-    messages.append(assistant(call("web_search", query="github actions python"), *(call("bash", command=c)
-                                                                                 for c in commands)))  # fmt: skip
+    messages.append(
+        assistant(call("web_search", query="github actions python"), *(call("bash", command=c) for c in commands))
+    )
     messages += [tool("results")] + [tool(result) for _ in commands]
     messages.append({"role": "assistant", "content": final})
     mem.add(messages, user_id="u1", session_id=session)
@@ -68,8 +69,14 @@ def test_a_different_working_solution_supersedes(scene_mem: Memory) -> None:
 
 def test_a_failing_solution_loses_confidence(scene_mem: Memory) -> None:
     _session(scene_mem, "s1", "Set up CI for the billing repo.", CI_STEPS, "Done, CI passes now.")
-    _session(scene_mem, "s2", "Set up CI for the billing repo.", CI_STEPS, "It failed: the runner could not start.",
-             result="Error: exit code 1")  # fmt: skip
+    _session(
+        scene_mem,
+        "s2",
+        "Set up CI for the billing repo.",
+        CI_STEPS,
+        "It failed: the runner could not start.",
+        result="Error: exit code 1",
+    )
     (exp,) = _working(scene_mem, "experience")
     assert exp["confidence"] == 0.36 and exp["metadata"]["failures"] == 1
 

@@ -4,7 +4,8 @@ Who a query is about is a third ranking signal. A query that names a person ("Wh
 relative of the user ("my sister's job") is about that subject; any other first-person query ("What is my
 job title?") is about the user, whose memories are written "User …". The best fused hits about that subject
 form a third list for reciprocal-rank fusion, so a memory about the right person outranks an equally good
-match about someone else, while a much better match still wins.
+match about someone else, while a much better match still wins. ("user" is not added as a keyword: nearly
+every memory of a user's store holds it, so BM25 would rank the shortest memories first.)
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from memscribe.providers.ports import Embedder
 from memscribe.read.fuse import fuse_rrf
 from memscribe.stores.ports import Partition, RecordFilter, Store
 
-__all__ = ["Hit", "about_subjects", "gather_hits", "inflected", "query_terms"]
+__all__ = ["Hit", "about_subjects", "gather_hits", "inflected"]
 
 
 @dataclass(frozen=True)
@@ -68,15 +69,6 @@ _FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself)\b|\bi'(?:m|ve|d|ll)\b", r
 _USER = "user"
 
 
-def query_terms(query: str) -> list[str]:
-    """Keyword terms of ``query``, inflected; a first-person query also asks for "user", the name memories
-    about the speaking user are written with."""
-    terms = inflected(keyword_terms(query))
-    if _FIRST_PERSON.search(query) and _USER not in terms:
-        terms.append(_USER)
-    return terms
-
-
 def _names(subject: str, query: str) -> bool:
     """Whether ``query`` (lower-cased) names ``subject``: "priya", or "user's sister" as "my (older) sister"."""
     head, _, relation = subject.partition("'s ")
@@ -111,7 +103,7 @@ def gather_hits(
     depth = max(limit * 3, 30)
     vector = query_vector if query_vector is not None else embedder.embed([query])[0]
     by_vector = store.vector_search(partition, vector, embedder.model_id, flt, depth)  # type: ignore[arg-type]
-    by_keyword = store.keyword_search(partition, query_terms(query), flt, depth)
+    by_keyword = store.keyword_search(partition, inflected(keyword_terms(query)), flt, depth)
     # The subject list only reorders this pool: fusing it in raises pool hits alone, so the top stays inside.
     pool = fuse_rrf([by_vector, by_keyword])[: max(limit * 2, 10)]
     records = {r.version_id: r for r in store.by_version_ids(partition, [vid for vid, _ in pool])}
