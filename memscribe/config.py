@@ -32,6 +32,9 @@ class MemoryConfig:
     embedder: str = "local"  # "local" (MiniLM int8 ONNX) or "hash" (deterministic fake)
     lock_timeout: float = 60.0
     max_retries: int = 3  # re-plans of an episode when a concurrent write changed its candidates
+    consolidation: bool = False  # run consolidation in the background (ultra); consolidate() works regardless
+    consolidate_every: int = 50  # ... after this many new memories in a partition
+    consolidate_idle_seconds: float = 300.0  # ... or once writes have been idle this long
 
     def resolved_path(self) -> Path:
         return self.path if self.path is not None else default_home() / DEFAULT_DB_NAME

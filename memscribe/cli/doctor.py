@@ -105,7 +105,7 @@ def _index_files(store: SQLiteStore) -> tuple[str, str]:
 
 
 def _writer(settings: Settings) -> tuple[str, str]:
-    from memscribe.write.registry import make_writer
+    from memscribe.engine.writers import make_writer
 
     writer = make_writer(settings.writer.value or "")
     return "ok", f"{writer.name} v{writer.version}"

@@ -98,6 +98,12 @@ class AsyncMemory:
     async def forget(self, query_or_id: str, *, user_id: object = None, limit: int = 5) -> dict[str, Any]:
         return await self._run(self._sync.forget, query_or_id, user_id=user_id, limit=limit)
 
+    async def consolidate(self, *, user_id: object) -> dict[str, Any]:
+        return await self._run(self._sync.consolidate, user_id=user_id)
+
+    async def profile(self, *, user_id: object, as_of: object = None) -> dict[str, Any]:
+        return await self._run(self._sync.profile, user_id=user_id, as_of=as_of)
+
     async def purge(self, user_id: object) -> dict[str, Any]:
         return await self._run(self._sync.purge, user_id)
 

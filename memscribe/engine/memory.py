@@ -12,6 +12,7 @@ from memscribe.config import MemoryConfig
 from memscribe.core.clock import Clock, SystemClock
 from memscribe.engine import reading, transfer, writing
 from memscribe.engine.candidates import EmbeddingCache
+from memscribe.engine.consolidation import Consolidator
 from memscribe.engine.core import Core
 from memscribe.errors import InvalidInput, NotFound
 from memscribe.providers.ports import Embedder
@@ -31,8 +32,8 @@ def build_core(
     clock: Clock | None,
     tenant: str | None,
 ) -> Core:
+    from memscribe.engine.writers import make_writer
     from memscribe.providers.registry import make_embedder
-    from memscribe.write.registry import make_writer
 
     cfg = config or MemoryConfig()
     if store is None:
@@ -71,6 +72,11 @@ class Memory:
         self._core = build_core(
             path, config=config, writer=writer, embedder=embedder, store=store, clock=clock, tenant=tenant
         )
+        cfg = config or MemoryConfig()
+        self._consolidator = Consolidator(
+            self._core, every_n_facts=cfg.consolidate_every, idle_seconds=cfg.consolidate_idle_seconds
+        )
+        self._auto_consolidate = cfg.consolidation
         self._worker: threading.Thread | None = None
         self._queue_lock = threading.Lock()
         self._recover_lock = threading.Lock()
@@ -108,7 +114,10 @@ class Memory:
         return self._process(episode)
 
     def _process(self, episode: Any) -> dict[str, Any]:
-        return writing.process_episode(self._core, episode)
+        result = writing.process_episode(self._core, episode)
+        if self._auto_consolidate:
+            self._consolidator.note(episode.scope.partition, result)
+        return result
 
     def process_pending(self, limit: int = 1000) -> int:
         """Write memories for episodes stored but not yet processed (after a crash or ``wait=False``).
@@ -190,7 +199,7 @@ class Memory:
         """
         from dataclasses import replace as dc_replace
 
-        from memscribe.write.registry import make_writer
+        from memscribe.engine.writers import make_writer
 
         partition = self._core.partition(user_id)
         chosen = make_writer(writer) if isinstance(writer, str) else writer or self._core.writer
@@ -203,6 +212,20 @@ class Memory:
             for item in result["results"]:
                 counts[item["event"]] = counts.get(item["event"], 0) + 1
         return {"writer": chosen.name, "episodes": len(episodes), "retracted": retracted, "events": counts}
+
+    def consolidate(self, *, user_id: object) -> dict[str, Any]:
+        """Run one bounded consolidation pass now: expire past intentions, merge duplicates, refresh the
+        profile and (with a model) derive insights with evidence links. Every change is journaled."""
+        return self._consolidator.run(self._core.partition(user_id))
+
+    def profile(self, *, user_id: object, as_of: object = None) -> dict[str, Any]:
+        """The L0 profile: subject → attribute → values from current slot memories (or as of a time)."""
+        from memscribe.core.messages import parse_time
+        from memscribe.scenes import profile
+
+        when = parse_time(as_of, "as_of")
+        found = profile(self._core.store, self._core.partition(user_id), as_of=when, now=self._core.clock.now())
+        return found.as_dict()
 
     def purge(self, user_id: object) -> dict[str, Any]:
         """Erase every byte of one user's content from every file the engine owns, and verify it."""
@@ -282,6 +305,7 @@ class Memory:
     def close(self) -> None:
         if self._worker is not None:
             self._worker.join()
+        self._consolidator.join()
         self._core.store.close()
 
     def __enter__(self) -> Memory:

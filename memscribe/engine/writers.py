@@ -35,9 +35,11 @@ def _raw() -> Writer:
 
 
 def _lite() -> Writer:
+    # Scene routing in front: chat goes to the lite rules, tool-call episodes to working/coding memory.
+    from memscribe.scenes import SceneWriter
     from memscribe.write.lite import LiteWriter
 
-    writer: Writer = LiteWriter()
+    writer: Writer = SceneWriter(LiteWriter(), name="lite")
     return writer
 
 
