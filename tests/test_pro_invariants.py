@@ -106,7 +106,8 @@ def test_writer_only_rejections_emit_nothing_but_stay_visible(
     [rejection] = ops.rejections
     assert why in rejection.why and rejection.model_reason == "moved" and not rejection.journaled
     assert rejection.operation.kind.value == "SUPERSEDE" and rejection.operation.target is None
-    assert journal == []  # until the engine hook journals writer-side rejections
+    [entry] = journal  # the writer's own refusal reaches the journal as rejected, with its reason
+    assert not entry.accepted and entry.reason.startswith("rejected by writer:") and why in entry.reason
 
 
 def test_good_operations_survive_next_to_rejected_ones(pro: Memory, chat: ScriptedChat) -> None:

@@ -144,7 +144,10 @@ class Story:
         """State a first value of a single-valued fact, or change it."""
         slot = (subject, attr)
         if attr == "since" and slot not in self.employer_in:
-            self.employer_in[slot] = self._value("employer", ("", "employer")) or "Globex"
+            fresh = self._value("employer", ("", "employer")) or "Globex"  # drawn even when unused: same stream
+            # "I've been at X since 2015" says the subject works at X: it must be their current employer.
+            employer = self.current.get((subject, "employer"))
+            self.employer_in[slot] = employer[0] if employer else fresh
         cur = self.current.get(slot)
         if cur and f"{'1' if self.names[subject] is None else '3'}:change" not in ph.ATTRIBUTES[attr].templates:
             return False

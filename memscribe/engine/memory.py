@@ -15,6 +15,7 @@ from memscribe.engine.candidates import EmbeddingCache
 from memscribe.engine.consolidation import Consolidator
 from memscribe.engine.core import Core
 from memscribe.errors import InvalidInput, NotFound
+from memscribe.providers.chat import ChatModel
 from memscribe.providers.ports import Embedder
 from memscribe.stores.ports import Store
 from memscribe.write.ports import Writer
@@ -43,14 +44,29 @@ def build_core(
     chosen_writer = writer if writer is not None else cfg.writer
     spec = embedder if embedder is not None else cfg.embedder
     factory: Callable[[], Embedder] = (lambda: make_embedder(spec)) if isinstance(spec, str) else (lambda: spec)
+    chat = chat_factory(cfg)
     return Core(
         store=store,
         embedder_factory=factory,
-        writer=make_writer(chosen_writer) if isinstance(chosen_writer, str) else chosen_writer,
+        writer=make_writer(chosen_writer, chat_factory=chat) if isinstance(chosen_writer, str) else chosen_writer,
         clock=clock or SystemClock(),
         tenant=tenant or cfg.tenant,
         max_retries=cfg.max_retries,
     )
+
+
+def chat_factory(cfg: MemoryConfig) -> Callable[[], ChatModel] | None:
+    """Builds the configured model on first use (None when no ``llm`` is configured)."""
+    if not cfg.llm:
+        return None
+    spec = cfg.llm
+
+    def make() -> ChatModel:
+        from memscribe.providers.presets import make_chat
+
+        return make_chat(spec, base_url=cfg.llm_base_url, api_key=cfg.llm_api_key, **dict(cfg.llm_options))
+
+    return make
 
 
 class Memory:
@@ -73,10 +89,13 @@ class Memory:
             path, config=config, writer=writer, embedder=embedder, store=store, clock=clock, tenant=tenant
         )
         cfg = config or MemoryConfig()
+        self._chat_factory = chat_factory(cfg)
+        ultra = (writer if writer is not None else cfg.writer) == "ultra"
+        chat = getattr(self._core.writer, "chat", None)  # ultra consolidates with its writer's model
         self._consolidator = Consolidator(
-            self._core, every_n_facts=cfg.consolidate_every, idle_seconds=cfg.consolidate_idle_seconds
+            self._core, chat, every_n_facts=cfg.consolidate_every, idle_seconds=cfg.consolidate_idle_seconds
         )
-        self._auto_consolidate = cfg.consolidation
+        self._auto_consolidate = cfg.consolidation or ultra
         self._worker: threading.Thread | None = None
         self._queue_lock = threading.Lock()
         self._recover_lock = threading.Lock()
@@ -202,7 +221,10 @@ class Memory:
         from memscribe.engine.writers import make_writer
 
         partition = self._core.partition(user_id)
-        chosen = make_writer(writer) if isinstance(writer, str) else writer or self._core.writer
+        if isinstance(writer, str):
+            chosen = make_writer(writer, chat_factory=self._chat_factory)
+        else:
+            chosen = writer or self._core.writer
         core = dc_replace(self._core, writer=chosen)
         retracted = writing.retract_all(core, partition, f"replaced by replay with writer {chosen.name!r}")
         episodes = [e for e in core.store.episodes(partition) if e.metadata.get("operation") is None]

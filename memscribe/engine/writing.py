@@ -15,7 +15,7 @@ from memscribe.engine.core import Core
 from memscribe.errors import InvalidInput, MemscribeError, NotFound, WriteConflict, WriterError
 from memscribe.stores.ports import Changeset
 from memscribe.write.plan import plan_changes
-from memscribe.write.ports import WriteContext
+from memscribe.write.ports import WriteContext, writer_rejections
 
 __all__ = [
     "Proposal",
@@ -132,7 +132,13 @@ def commit_ops(
             if found is not None:
                 targets[op.target] = found
     plan = plan_changes(
-        episode, ops, targets, writer=writer or core.writer.name, model_id=core.embedder.model_id, now=now
+        episode,
+        ops,
+        targets,
+        writer=writer or core.writer.name,
+        model_id=core.embedder.model_id,
+        now=now,
+        writer_rejections=writer_rejections(ops),
     )
     changes = Changeset(
         partition=partition,

@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from dataclasses import replace
-from typing import Final
+from typing import Any, Final
 
 from memscribe.core.clock import Clock
 from memscribe.core.records import Episode, MemoryRecord, Operation, Usage
@@ -86,7 +86,7 @@ class SceneWriter:
             ops = self._chat(episode, candidates, context, clock)
         else:
             ops = self._task(episode, candidates, decision.scene)
-        return _annotate(ops, decision)
+        return _Proposed(_annotate(ops, decision), getattr(ops, "rejections", []))
 
     def _chat(
         self, episode: Episode, candidates: CandidateSource, context: WriteContext, clock: Clock
@@ -94,9 +94,10 @@ class SceneWriter:
         plain = _without_tools(episode) if has_tool_activity(episode) else episode
         hints = {**context.hints, "scene": "chat"}
         ops = self.inner.propose(plain, SceneCandidates(candidates, ("chat",)), replace(context, hints=hints), clock)
-        out = [
-            replace(op, draft=normalize_intention(replace(op.draft, scene="chat"))) if op.draft else op for op in ops
-        ]
+        out = _Proposed(
+            [replace(op, draft=normalize_intention(replace(op.draft, scene="chat"))) if op.draft else op for op in ops],
+            getattr(ops, "rejections", []),  # the inner writer's own refusals travel on, to be journaled
+        )
         if self.summaries and self.chat is not None and _turns(plain) >= self.summary_min_messages:
             summary = summarize_episode(plain, self.chat)
             if summary is not None:
@@ -122,6 +123,14 @@ class SceneWriter:
         share = (time.perf_counter() - began) * 1000 / max(len(ops), 1)
         usage = Usage(prompt_version=RULES_VERSION, latency_ms=share)
         return [replace(op, usage=usage) for op in ops]
+
+
+class _Proposed(list[Operation]):
+    """Operations plus the inner writer's ``rejections`` (see memscribe.write.ports.writer_rejections)."""
+
+    def __init__(self, ops: list[Operation], rejections: list[Any]) -> None:
+        super().__init__(ops)
+        self.rejections = list(rejections)
 
 
 def _turns(episode: Episode) -> int:

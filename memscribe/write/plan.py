@@ -8,6 +8,7 @@ operation is rejected and journaled with its reason; it never reaches the memory
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -49,9 +50,13 @@ def plan_changes(
     writer: str,
     model_id: str,
     now: datetime,
+    writer_rejections: Sequence[tuple[Operation, str]] = (),
 ) -> Plan:
-    """``targets`` holds the current version of every memory the operations name (when it exists)."""
+    """``targets`` holds the current version of every memory the operations name (when it exists);
+    ``writer_rejections`` are proposals the writer refused itself, journaled as rejected."""
     plan = Plan()
+    for op, why in writer_rejections:
+        _journal(plan, episode, op, writer, now, accepted=False, reason=f"rejected by writer: {why} ({op.reason})")
     current = dict(targets)
     for op in operations:
         error = _violation(op, current, episode)
@@ -71,9 +76,11 @@ def _violation(op: Operation, current: dict[str, MemoryRecord], episode: Episode
             return "valid_to is before valid_from"
     target = current.get(op.target or "")
     if op.kind == OpKind.ADD:
-        if op.target and target is not None and op.draft is not None:
-            if (op.draft.valid_from or episode.timestamp) >= target.valid_from:
-                return "a history entry must be older than the memory that superseded it"
+        older = op.draft is not None and (op.draft.valid_from or episode.timestamp) < (
+            target.valid_from if target is not None else episode.timestamp
+        )
+        if op.target and target is not None and not older:
+            return "a history entry must be older than the memory that superseded it"
         return None
     if target is None:
         return f"target {op.target!r} is not a current memory of this user"

@@ -13,7 +13,7 @@ from typing import Protocol, runtime_checkable
 from memscribe.core.clock import Clock
 from memscribe.core.records import Episode, MemoryRecord, Operation
 
-__all__ = ["CandidateSource", "WriteContext", "Writer"]
+__all__ = ["CandidateSource", "WriteContext", "Writer", "writer_rejections"]
 
 
 class CandidateSource(Protocol):
@@ -50,3 +50,15 @@ class Writer(Protocol):
     def propose(
         self, episode: Episode, candidates: CandidateSource, context: WriteContext, clock: Clock
     ) -> list[Operation]: ...
+
+
+def writer_rejections(ops: Sequence[Operation]) -> list[tuple[Operation, str]]:
+    """Proposals a writer refused itself (an unknown alias, an unparseable date), to be journaled.
+
+    A writer reports them on the list it returns, as ``ops.rejections``: items with ``operation`` and
+    ``why`` (and ``journaled`` true when the operation is also in the list, so the plan journals it)."""
+    return [
+        (r.operation, r.why)
+        for r in getattr(ops, "rejections", ())
+        if not getattr(r, "journaled", False) and getattr(r, "operation", None) is not None
+    ]

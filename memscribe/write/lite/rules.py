@@ -274,6 +274,19 @@ STATE_RULES: tuple[Rule, ...] = (
           r"(?P<v>" + _CAP + _NP + ")", value_place, single=S, copula=True),
     _rule("address", r"{AUX}at (?P<v>\d+ (?-i:[A-Z])\w+ (?:Street|St|Road|Rd|Avenue|Ave|Lane|Drive|Boulevard"
           r"|Way|Place|Court))\b", _lower, single=S, copula=True),
+    _rule("diet", r"my (?:current |new )?diet is (?:a |an )?(?:fully |strictly |mostly )?(?P<v>" + _DIET + r")\b",
+          single=S),
+    _rule("employer", r"{AUX}(?:still )?(?:at|with)\s+(?P<v>" + _CAP + r"[\w&.'-]*(?:\s+" + _CAP + r"[\w&.'-]*)?)"
+          r"(?=[^.!?]*\b(?:job|jobs|work|career|office|company|employer|team)\b)", value_employer, single=S,
+          copula=True),
+    _rule("partner", r"{AUX}(?:together )?with\s+(?P<v>" + _NAME + r")(?=\s*(?:now|these days)?\s*[.!]*$)",
+          value_name, single=S, copula=True),
+    _rule("vehicle", r"{AUX}traded in (?:my|their|his|her|the) (?:old )?(?:car|ride|truck) for (?:a |an )?"
+          r"(?:new |used )?(?P<v>(?:" + _BRAND + r")\b[\w -]{0,20}|(?:" + _VEHICLE + r")\b)", single=S, past_ok=True),
+    _rule("hobbies", r"{AUX}(?:picked up|took up|started|got into|tried)\s+(?P<v>\w+(?:\s+\w+)?)\s+as a (?:new )?"
+          r"(?:hobby|pastime)", value_hobby, single=M, past_ok=True),
+    _rule("favorite_food", r"{AUX}could eat\s+(?P<v>[^,.;!?]{1,30}?)\s+(?:every day|every single day|all day"
+          r"|forever|for every meal)", single=S),
     # favourites with no category said ("nothing beats ramen for me"): the category is resolved later
     _rule("favorite", r"{AUX}(?:love|loves|adore|adores) (?P<v>[^,.;!?]{1,30}?) more than anything", single=S),
     _rule("favorite", r"{AUX}(?:obsessed with|fallen for)\s+(?P<v>" + _NP + ")", single=S, past_ok=True),
@@ -306,6 +319,8 @@ PRE_RULES: tuple[Rule, ...] = (
     _rule("favorite", r"(?P<v>[^,.;!?]{1,40}?)\s+(?:is|are)\s+(?:definitely |now |honestly )?my (?:new |absolute )?"
           r"(?:favou?rite|fave)(?=\s*(?:[,.!;]|$|now\b|these days\b))", single=S),
     _rule("favorite", r"nothing beats\s+(?P<v>[^,.;!?]{1,40}?)\s+for me\b", single=S),
+    _rule("vehicle", r"(?:my )?new (?:wheels|car|ride):?\s+(?:a |an |the )?(?P<v>(?:" + _BRAND + r")\b[\w -]{0,20})",
+          single=S),
     _rule("residence", r"home for me is\s+(?:in\s+)?(?P<v>" + _CAP + _NP + ")", value_place, single=S),
     _rule("job_title", r"(?:my )?new (?:role|job|job title|position) for me:?\s+(?:a |an )?(?P<v>" + _NP + ")",
           value_job, single=S),

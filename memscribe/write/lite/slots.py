@@ -221,6 +221,9 @@ def extract_facts(text: str, mention: Mention | None, speaker: str, tense: Tense
     facts.extend(_apply(MENTION_RULES, text, speaker, search=True))
     if mention is not None and not mention.first_person:
         facts.extend(_apply(MENTION_RULES, mention.rest, mention.subject, search=True))  # "her dog Max"
+    # "My wife's name is Anna" names the speaker's partner: the partner fact says it, not a name of "user's wife".
+    partners = {f.value for f in facts if f.slot == f"{speaker}/partner"}
+    facts = [f for f in facts if not (f.attribute == "name" and f.value in partners)]
     unique: dict[tuple[str, str | None, FactKind], Fact] = {}
     for fact in facts:
         unique.setdefault((fact.slot, fact.value, fact.kind), fact)
