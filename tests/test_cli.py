@@ -246,9 +246,10 @@ def test_doctor_verdicts_and_failure_exit(run: Run, seeded: dict[str, str], home
         "pending episodes",
         "index files",
         "writer",
+        "model",
         "embedder",
     ]
-    assert all(c["verdict"] == "ok" for c in data["checks"]), data
+    assert all(c["verdict"] == ("skip" if c["name"] == "model" else "ok") for c in data["checks"]), data
     embedder = next(c for c in data["checks"] if c["name"] == "embedder")
     assert "hash-256" in embedder["detail"] and "dim 256" in embedder["detail"]
     human = run("doctor")
@@ -367,3 +368,24 @@ def test_writer_benchmarks_run_side_by_side(tmp_path: Path) -> None:
     done = runner.invoke(cli, args)
     assert done.exit_code == 0, done.output
     assert "recall_all@10" in json.loads(out.read_text())["runs"][0]["metrics"]
+
+
+def test_doctor_checks_a_configured_model_endpoint(home: Path) -> None:
+    from memscribe.testing.fake_openai import Behaviour, FakeOpenAIServer
+
+    base = ["--home", str(home), "--embedder", "hash", "--json"]
+    with FakeOpenAIServer() as server:
+        server.push(Behaviour.json({"city": "Sydney", "moved": True}))
+        flags = [*base, "--writer", "pro", "--llm", "vllm:fake-model", "--llm-base-url", server.base_url, "doctor"]
+        good = CliRunner().invoke(cli, flags)
+        model = next(c for c in json.loads(good.stdout)["checks"] if c["name"] == "model")
+        assert good.exit_code == 0 and model["verdict"] == "ok" and "JSON mode works" in model["detail"]
+        server.push(Behaviour.text("I think she lives in Sydney."), Behaviour.text("Still not JSON."))
+        bad = CliRunner().invoke(cli, flags)
+        model = next(c for c in json.loads(bad.stdout)["checks"] if c["name"] == "model")
+        assert bad.exit_code == 1 and model["verdict"] == "fail" and "JSON" in model["detail"]
+    down = CliRunner().invoke(cli, [*base, "--llm", "vllm:m", "--llm-base-url", "http://127.0.0.1:9/v1", "doctor"])
+    model = next(c for c in json.loads(down.stdout)["checks"] if c["name"] == "model")
+    assert down.exit_code == 1 and model["verdict"] == "fail"
+    none = CliRunner().invoke(cli, [*base, "doctor"])
+    assert next(c for c in json.loads(none.stdout)["checks"] if c["name"] == "model")["verdict"] == "skip"

@@ -77,9 +77,7 @@ def _pending(store: SQLiteStore) -> tuple[str, str]:
     if not pending:
         return "ok", "every stored episode has been written"
     row = store.db.read(
-        lambda conn: conn.execute(
-            "SELECT COUNT(*), MAX(error) FROM episodes WHERE status = 'failed'"
-        ).fetchone()
+        lambda conn: conn.execute("SELECT COUNT(*), MAX(error) FROM episodes WHERE status = 'failed'").fetchone()
     )
     failed = f"; {row[0]} failed, last error: {row[1]}" if row[0] else ""
     return "warn", f"{pending} episodes not yet written (the next add or search retries them){failed}"
@@ -105,10 +103,40 @@ def _index_files(store: SQLiteStore) -> tuple[str, str]:
 
 
 def _writer(settings: Settings) -> tuple[str, str]:
+    from memscribe.cli.settings import memory_config
+    from memscribe.engine.memory import chat_factory
     from memscribe.engine.writers import make_writer
 
-    writer = make_writer(settings.writer.value or "")
+    writer = make_writer(settings.writer.value or "", chat_factory=chat_factory(memory_config(settings)))
     return "ok", f"{writer.name} v{writer.version}"
+
+
+MODEL_PROBE_SCHEMA = {
+    "type": "object",
+    "properties": {"city": {"type": "string"}, "moved": {"type": "boolean"}},
+    "required": ["city", "moved"],
+    "additionalProperties": False,
+}
+
+
+def _model(settings: Settings) -> tuple[str, str]:
+    """Is the configured model reachable, and does structured (JSON-schema) output work?"""
+    from memscribe.cli.settings import memory_config
+    from memscribe.engine.memory import chat_factory
+    from memscribe.errors import ModelOutputError
+
+    factory = chat_factory(memory_config(settings))
+    if factory is None:
+        return "skip", "no model configured (--llm / MEMSCRIBE_LLM); the lite and raw writers need none"
+    chat = factory()
+    messages = [{"role": "user", "content": f"{PROBE}\nAnswer in JSON: the city she lives in now, and moved."}]
+    try:
+        result = chat.complete(messages, schema=MODEL_PROBE_SCHEMA, max_tokens=64)
+    except ModelOutputError as exc:
+        return "fail", f"{settings.llm.value} is reachable but its JSON output is unusable: {exc}"
+    usage = result.usage
+    cost = f"{usage.latency_ms:.0f} ms, {usage.tokens_in}+{usage.tokens_out} tokens"
+    return "ok", f"{settings.llm.value}: reachable, JSON mode works ({cost})"
 
 
 def _embedder(settings: Settings, store: SQLiteStore | None) -> tuple[str, str]:
@@ -150,6 +178,7 @@ def run_checks(settings: Settings) -> list[Check]:
                                  ("pending episodes", _pending), ("index files", _index_files)):  # fmt: skip
                     checks.append(_timed(name, lambda fn=fn: fn(store)))  # type: ignore[misc]
         checks.append(_timed("writer", lambda: _writer(settings)))
+        checks.append(_timed("model", lambda: _model(settings)))
         checks.append(_timed("embedder", lambda: _embedder(settings, store)))
     finally:
         if store is not None:

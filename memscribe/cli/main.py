@@ -60,7 +60,9 @@ class MemscribeGroup(click.Group):
     help="The SQLite file itself (overrides --home).",
 )
 @click.option(
-    "--writer", default=None, help="Memory writer: raw or lite (default: $MEMSCRIBE_WRITER or raw)."
+    "--writer",
+    default=None,
+    help="Memory writer: lite, raw, pro, ultra, mem0-protocol, hy-protocol (default: $MEMSCRIBE_WRITER or lite).",
 )
 @click.option(
     "--embedder",
@@ -68,18 +70,21 @@ class MemscribeGroup(click.Group):
     help="Embedder: local (MiniLM ONNX) or hash[:dim] (default: $MEMSCRIBE_EMBEDDER or local).",
 )
 @click.option("--tenant", default=None, help="Tenant to work in (default: $MEMSCRIBE_TENANT or default).")
+@click.option("--llm", default=None, help="Model for LLM writers, provider:model (default: $MEMSCRIBE_LLM).")
+@click.option("--llm-base-url", default=None, help="Model server URL (default: $MEMSCRIBE_LLM_BASE_URL or preset).")
 @click.option("--json", "json_output", is_flag=True, help="Machine-readable JSON output for every command.")
 @click.version_option(__version__, "--version", prog_name="memscribe")
 @click.pass_context
 def cli(
     ctx: click.Context, home: str | None, db: str | None, writer: str | None, embedder: str | None,
-    tenant: str | None, json_output: bool,
+    tenant: str | None, llm: str | None, llm_base_url: str | None, json_output: bool,
 ) -> None:  # fmt: skip
     """memscribe: a local-first memory engine for AI agents.
 
     Remember conversations, search them, and see how each memory changed and why.
     """
-    flags = {"home": home, "db": db, "writer": writer, "embedder": embedder, "tenant": tenant}
+    flags = {"home": home, "db": db, "writer": writer, "embedder": embedder, "tenant": tenant, "llm": llm,
+             "llm_base_url": llm_base_url}  # fmt: skip
     ctx.obj = CliState(settings=resolve_settings(flags), json=json_output)
 
 

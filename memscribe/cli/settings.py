@@ -17,7 +17,7 @@ from memscribe.config import DEFAULT_DB_NAME, MemoryConfig
 if TYPE_CHECKING:
     from memscribe.engine.memory import Memory
 
-__all__ = ["ENV_VARS", "Setting", "Settings", "open_memory", "resolve_settings"]
+__all__ = ["ENV_VARS", "Setting", "Settings", "memory_config", "open_memory", "resolve_settings"]
 
 # name -> (setting it feeds, what it means). docs/cli.md must mention every one (tests/test_cli.py).
 ENV_VARS: dict[str, tuple[str, str]] = {
@@ -26,6 +26,9 @@ ENV_VARS: dict[str, tuple[str, str]] = {
     "MEMSCRIBE_EMBEDDER": ("embedder", "embedder spec: local (MiniLM ONNX) or hash[:dim]"),
     "MEMSCRIBE_TENANT": ("tenant", "tenant every command works in"),
     "MEMSCRIBE_USER": ("user", "default --user for commands that take one"),
+    "MEMSCRIBE_LLM": ("llm", "model for the pro/ultra writers as provider:model, e.g. vllm:Qwen/Qwen3-8B"),
+    "MEMSCRIBE_LLM_BASE_URL": ("llm_base_url", "base URL of the model server (default: the provider's)"),
+    "MEMSCRIBE_LLM_API_KEY": ("llm_api_key", "API key for the model (else the provider's own variable)"),
 }
 
 
@@ -47,6 +50,8 @@ class Settings:
     embedder: Setting
     tenant: Setting
     user: Setting
+    llm: Setting
+    llm_base_url: Setting
 
     def rows(self) -> list[tuple[str, str | None, str]]:
         """(name, value, source) for every setting, in declaration order."""
@@ -88,6 +93,28 @@ def resolve_settings(flags: Mapping[str, str | None], environ: Mapping[str, str]
         embedder=_pick(flags.get("embedder"), "MEMSCRIBE_EMBEDDER", env, defaults.embedder),
         tenant=_pick(flags.get("tenant"), "MEMSCRIBE_TENANT", env, defaults.tenant),
         user=_pick(flags.get("user"), "MEMSCRIBE_USER", env, None),
+        llm=_pick(flags.get("llm"), "MEMSCRIBE_LLM", env, None),
+        llm_base_url=_pick(flags.get("llm_base_url"), "MEMSCRIBE_LLM_BASE_URL", env, None),
+    )
+
+
+def memory_config(settings: Settings, environ: Mapping[str, str] | None = None) -> MemoryConfig:
+    """The library configuration for these settings. The model's API key is read here, from
+    ``MEMSCRIBE_LLM_API_KEY`` or the provider's own variable (e.g. ``OPENAI_API_KEY``), never from a flag."""
+    env = os.environ if environ is None else environ
+    key = None
+    if settings.llm.value:
+        from memscribe.providers.presets import parse_spec
+
+        preset, _ = parse_spec(settings.llm.value)
+        key = env.get("MEMSCRIBE_LLM_API_KEY") or (env.get(preset.api_key_env) if preset.api_key_env else None)
+    return MemoryConfig(
+        writer=settings.writer.value or MemoryConfig().writer,
+        embedder=settings.embedder.value or MemoryConfig().embedder,
+        tenant=settings.tenant.value or "default",
+        llm=settings.llm.value,
+        llm_base_url=settings.llm_base_url.value,
+        llm_api_key=key,
     )
 
 
@@ -95,9 +122,4 @@ def open_memory(settings: Settings) -> Memory:
     """A Memory over the configured store. Nothing is created on disk until the first write."""
     from memscribe.engine.memory import Memory
 
-    return Memory(
-        settings.db.value,
-        writer=settings.writer.value,
-        embedder=settings.embedder.value,
-        tenant=settings.tenant.value,
-    )
+    return Memory(settings.db.value, config=memory_config(settings))

@@ -44,6 +44,14 @@ _PLAN_WISH = lazy(
     r"|scheduled)\s+to\s+(?P<act>[^.!?;]+)",
     re.IGNORECASE,
 )
+# When a job began ("since 2019", "joined back in 2021", "Starting in May 2022"): kept in the employer memory,
+# so "What year did I start at Litware?" finds it.
+_STARTED = lazy(
+    r"(?:\b(?:since|back in|starting in|starting|joined [^,.;!?]*?\bin|started [^,.;!?]*?\bin)\s+"
+    r"|^(?:in|on) (?=[^,.;!?]*\b(?:joined|started|began)\b))"
+    r"(?P<when>(?:\d{1,2} )?(?:(?-i:[A-Z])[a-z]+ )?\d{4})\b",
+    re.IGNORECASE,
+)
 _DATED = lazy(r"\b(?:in|on|by|during|for) (?:\d{1,2} )?(?:[A-Z][a-z]+ )?\d{4}\b")
 
 
@@ -84,6 +92,8 @@ def fact_text(fact: Fact, statement: str, display: str, several: bool) -> str:
         if not several and _FAVOURITE.search(statement) and category in statement.lower():
             return statement
         return f"{display}'s favourite {category} is {_cased(fact.value, statement)}"
+    if attribute == "employer" and (start := _STARTED.search(statement)):
+        return f"{display} has worked at {_cased(fact.value, statement)} since {start.group('when')}"
     if attribute not in _FORMS:
         return statement
     if not several and _CUES[attribute].search(statement):

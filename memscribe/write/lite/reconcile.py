@@ -13,6 +13,7 @@ from datetime import datetime
 
 from memscribe.core.records import MemoryDraft, MemoryRecord, Operation, OpKind
 from memscribe.core.text import normalize
+from memscribe.write.lite.lazy import lazy
 from memscribe.write.lite.ledger import Ledger, Pending
 from memscribe.write.lite.matching import content_tokens, covers, near_duplicate
 from memscribe.write.lite.slots import Fact, FactKind
@@ -36,6 +37,14 @@ def plans_match(a: str | None, b: str | None) -> bool:
     """Two plan values name the same plan when their content words mostly overlap."""
     x, y = content_tokens(a or ""), content_tokens(b or "")
     return bool(x and y) and len(x & y) / len(x | y) >= 0.6
+
+
+_YEAR = lazy(r"\b(?:19|20)\d{2}\b")
+
+
+def _dates_more(new: str, old: str) -> bool:
+    """ "User has worked at Litware since 2021" over "User works at Litware": the same value, and a year."""
+    return bool(set(_YEAR.findall(new)) - set(_YEAR.findall(old)))
 
 
 def _overlaps(a: str | None, b: str | None) -> bool:
@@ -106,9 +115,13 @@ class Reconciler:
             if entry.op.kind is OpKind.ADD and entry.op.target is not None:
                 continue  # history of an out-of-order import: not the current value
             if same_value(entry.draft.value if entry.draft else None, fact.value):
+                if entry.draft is not None and _dates_more(draft.text, entry.draft.text):
+                    kept = replace(draft, valid_from=entry.draft.valid_from)
+                    self.ledger.revise(entry, draft=kept, reason=f"{entry.op.reason}; dated")
+                    return entry
                 return None
             self._retire_pending(entry, draft)
-        records = self.ledger.stored_slot(fact.slot, draft.owner)
+        records = self.ledger.stored_slot(fact.slot, draft.owner) or self._uncategorised(fact, draft)
         ids = tuple(r.id for r in records)
         if not records:
             return self._propose(
@@ -119,6 +132,10 @@ class Reconciler:
                 draft=draft,
             )
         current = records[0]
+        if same_value(current.value, fact.value) and _dates_more(draft.text, current.text):
+            reason = f"{fact.attribute} of {fact.subject} still '{fact.value}'; the statement dates it"
+            dated = replace(draft, valid_from=current.valid_from)
+            return self._propose(OpKind.UPDATE, reason, at, speaker, draft=dated, target=current.id, candidates=ids)
         if same_value(current.value, fact.value):
             self._noop(
                 current, f"{fact.attribute} of {fact.subject} already '{fact.value}'", at, speaker, ids
@@ -147,6 +164,16 @@ class Reconciler:
             target=current.id,
             candidates=ids,
         )
+
+    def _uncategorised(self, fact: Fact, draft: MemoryDraft) -> list[MemoryRecord]:
+        """ "Nothing beats risotto for me", then "my favourite food is pho": a favourite stored with no category
+        is the one this category replaces, when the subject has no favourite of another category."""
+        if not fact.attribute.startswith("favorite_"):
+            return []
+        heads = {(r.slot or "").lower() for r in self.ledger.stored_subject(fact.subject)}
+        if any(h.partition("/")[2].startswith("favorite_") for h in heads):
+            return []
+        return self.ledger.stored_slot(f"{fact.subject}/favorite", draft.owner)
 
     def _multi(self, fact: Fact, draft: MemoryDraft, at: datetime, speaker: str) -> Pending | None:
         same = plans_match if fact.kind is FactKind.INTENT else same_value

@@ -224,6 +224,9 @@ def extract_facts(text: str, mention: Mention | None, speaker: str, tense: Tense
     # "My wife's name is Anna" names the speaker's partner: the partner fact says it, not a name of "user's wife".
     partners = {f.value for f in facts if f.slot == f"{speaker}/partner"}
     facts = [f for f in facts if not (f.attribute == "name" and f.value in partners)]
+    # "Still obsessed with pho": a favourite is liked too; one memory, so a new favourite leaves no stale like.
+    favourites = {(f.subject, f.value) for f in facts if f.attribute.startswith("favorite")}
+    facts = [f for f in facts if not (f.attribute == "likes" and (f.subject, f.value) in favourites)]
     unique: dict[tuple[str, str | None, FactKind], Fact] = {}
     for fact in facts:
         unique.setdefault((fact.slot, fact.value, fact.kind), fact)
