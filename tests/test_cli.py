@@ -363,6 +363,11 @@ def test_writer_benchmarks_run_side_by_side(tmp_path: Path) -> None:
     assert done.exit_code == 0, done.output
     runs = json.loads(out.read_text())["runs"]
     assert [r["writer"] for r in runs] == ["raw", "lite"] and all("accuracy@1" in r["metrics"] for r in runs)
+    args = ["bench", "updates", "--writer", "pro", "--scenarios", "3", "--embedder", "hash", "-o", str(out)]
+    done = runner.invoke(cli, args)  # no --llm: the scripted model speaks the pro protocol
+    assert done.exit_code == 0, done.output
+    (pro,) = json.loads(out.read_text())["runs"]
+    assert 0 < pro["llm"]["calls_per_add"] <= 1.2 and pro["llm"]["tokens_in_per_add"] > 0
     out = tmp_path / "l.json"
     args = ["bench", "locomo", "--data", str(fixture), "--embedder", "hash", "--writer", "raw", "-o", str(out)]
     done = runner.invoke(cli, args)

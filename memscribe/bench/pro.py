@@ -150,11 +150,11 @@ def scripted_pro_chat(model: str = "scripted-lite") -> FunctionChat:
     return FunctionChat(lambda messages: _answer(messages, model), model=model)
 
 
-def _factory(writer: Writer, embedder: str) -> MemoryFactory:
+def _factory(writer: Writer, embedder: str, clock: Any = None) -> MemoryFactory:
     def make(name: str, path: Path) -> MemoryLike:
         from memscribe import Memory
 
-        memory: MemoryLike = Memory(path / "store.db", writer=writer, embedder=embedder)
+        memory: MemoryLike = Memory(path / "store.db", writer=writer, embedder=embedder, clock=clock)
         return memory
 
     return make
@@ -169,6 +169,7 @@ def run_pro_updates(
     writer: str = "pro",
     workdir: Path | str = Path(".bench"),
     progress: Callable[[int, int], None] | None = None,
+    sim_clock: Any = None,
 ) -> dict[str, Any]:
     """``run_updates`` for an LLM writer, with an ``llm`` section: calls, tokens and repairs per add.
 
@@ -180,7 +181,8 @@ def run_pro_updates(
     if chat is None and writer != "pro":
         raise ConfigError(f"{writer} needs a chat model; the scripted model only speaks the pro protocol")
     built = make_llm_writer(writer, chat or scripted_pro_chat())
-    results = run_updates(_factory(built, embedder), writer, scenarios, seed, workdir, progress=progress)
+    factory = _factory(built, embedder, sim_clock)
+    results = run_updates(factory, writer, scenarios, seed, workdir, progress=progress, sim_clock=sim_clock)
     meter = getattr(built, "stats", None)
     stats: dict[str, Any] = meter.as_dict() if isinstance(meter, WriterStats) else {}
     adds = max(int(results["cost"]["adds"]), 1)

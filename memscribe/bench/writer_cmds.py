@@ -21,6 +21,16 @@ _UPDATES_KEYS = ("accuracy@1", "stale@1", "hit@5", "forget_leak", "memories_per_
 _LOCOMO_KEYS = ("recall_any@1", "recall_all@5", "recall_all@10", "contain@10")
 
 
+def _configured_chat() -> Any:
+    """The model from the root command's --llm / MEMSCRIBE_LLM settings, or None."""
+    from memscribe.cli.settings import memory_config
+    from memscribe.engine.memory import chat_factory
+
+    settings = getattr(click.get_current_context().find_root().obj, "settings", None)
+    factory = chat_factory(memory_config(settings)) if settings is not None else None
+    return factory() if factory is not None else None
+
+
 def _writers(value: str) -> list[str]:
     names = [w.strip() for w in value.split(",") if w.strip()]
     if not names:
@@ -37,6 +47,8 @@ def _compare(results: Sequence[dict[str, Any]], keys: Sequence[str], section: st
         table.add_row(key, *[str(r.get(section, {}).get(key, "—")) for r in results])
     for key in ("turns_per_second", "store_bytes"):
         table.add_row(key, *[str(r.get("cost", {}).get(key, "—")) for r in results])
+    for key in ("calls_per_add", "tokens_in_per_add", "tokens_out_per_add"):
+        table.add_row(f"llm {key}", *[str(r.get("llm", {}).get(key, "—")) for r in results])
     return table
 
 
@@ -73,11 +85,16 @@ def _run_all(
 @click.option("--json", "as_json", is_flag=True, help="Print the JSON report instead of tables.")
 def updates_command(writers: str, scenarios: int, seed: int, embedder: str, output: Path, as_json: bool) -> None:
     """Update scenarios: current-value accuracy, stale answers, operation precision/recall, over-storage."""
+    from memscribe.bench.pro import run_pro_updates
     from memscribe.bench.updates import run_updates
     from memscribe.core.clock import FrozenClock
+    from memscribe.engine.writers import LLM_WRITER_NAMES
 
     def run(writer: str, work: Path) -> dict[str, Any]:
         clock = FrozenClock()  # moved to each session's date: "now" in a probe is the conversation's time
+        if writer in LLM_WRITER_NAMES:  # the configured model (--llm), else the scripted one
+            chat = _configured_chat()
+            return run_pro_updates(scenarios, seed, embedder, chat, writer=writer, workdir=work, sim_clock=clock)
         factory = sdk_factory(embedder=embedder, clock=clock)
         return run_updates(factory, writer, scenarios=scenarios, seed=seed, workdir=work, sim_clock=clock)
 
