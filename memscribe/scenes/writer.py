@@ -11,6 +11,7 @@ Only an ambiguous tool episode costs a model call (the router's); its cost lands
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Iterable
 from dataclasses import replace
@@ -88,12 +89,33 @@ class SceneWriter:
             ops = self._task(episode, candidates, decision.scene)
         return _Proposed(_annotate(ops, decision), getattr(ops, "rejections", []))
 
+    async def apropose(
+        self, episode: Episode, candidates: CandidateSource, context: WriteContext, clock: Clock
+    ) -> list[Operation]:
+        """As :meth:`propose`; a chat episode awaits the inner writer's ``apropose`` (model calls never hold a
+        thread), everything else runs the same rules on a worker thread."""
+        inner_async = getattr(self.inner, "apropose", None)
+        decision = await asyncio.to_thread(route_scene, episode, self.chat)
+        if decision.scene != "chat" or inner_async is None:
+            return await asyncio.to_thread(self.propose, episode, candidates, context, clock)
+        plain, scoped, ctx = self._chat_inputs(episode, candidates, context)
+        ops = self._chat_outputs(plain, await inner_async(plain, scoped, ctx, clock))
+        return _Proposed(_annotate(ops, decision), getattr(ops, "rejections", []))
+
+    def _chat_inputs(
+        self, episode: Episode, candidates: CandidateSource, context: WriteContext
+    ) -> tuple[Episode, CandidateSource, WriteContext]:
+        plain = _without_tools(episode) if has_tool_activity(episode) else episode
+        hints = {**context.hints, "scene": "chat"}
+        return plain, SceneCandidates(candidates, ("chat",)), replace(context, hints=hints)
+
     def _chat(
         self, episode: Episode, candidates: CandidateSource, context: WriteContext, clock: Clock
     ) -> list[Operation]:
-        plain = _without_tools(episode) if has_tool_activity(episode) else episode
-        hints = {**context.hints, "scene": "chat"}
-        ops = self.inner.propose(plain, SceneCandidates(candidates, ("chat",)), replace(context, hints=hints), clock)
+        plain, scoped, ctx = self._chat_inputs(episode, candidates, context)
+        return self._chat_outputs(plain, self.inner.propose(plain, scoped, ctx, clock))
+
+    def _chat_outputs(self, plain: Episode, ops: list[Operation]) -> list[Operation]:
         out = _Proposed(
             [replace(op, draft=normalize_intention(replace(op.draft, scene="chat"))) if op.draft else op for op in ops],
             getattr(ops, "rejections", []),  # the inner writer's own refusals travel on, to be journaled
