@@ -92,9 +92,7 @@ class PlanCompletions:
         self, plan: MemoryRecord, produced: list[Pending], event: MemoryDraft, at: datetime, speaker: str
     ) -> None:
         reason = f"plan '{plan.value}' carried out"
-        fresh = [
-            e for e in produced if e.alive and e.op.kind is OpKind.ADD and e.op.target is None and e.draft
-        ]
+        fresh = [e for e in produced if e.alive and e.op.kind is OpKind.ADD and e.op.target is None and e.draft]
         if fresh and fresh[0].draft is not None:
             entry, draft = fresh[0], fresh[0].draft
             start = max(draft.valid_from or at, plan.valid_from)

@@ -132,15 +132,8 @@ class Reconciler:
                 draft=draft,
             )
         current = records[0]
-        if same_value(current.value, fact.value) and _dates_more(draft.text, current.text):
-            reason = f"{fact.attribute} of {fact.subject} still '{fact.value}'; the statement dates it"
-            dated = replace(draft, valid_from=current.valid_from)
-            return self._propose(OpKind.UPDATE, reason, at, speaker, draft=dated, target=current.id, candidates=ids)
         if same_value(current.value, fact.value):
-            self._noop(
-                current, f"{fact.attribute} of {fact.subject} already '{fact.value}'", at, speaker, ids
-            )
-            return None
+            return self._confirm(current, fact, draft, at, speaker, ids)
         if at < current.valid_from:
             history = replace(draft, valid_to=current.valid_from, tags=(*draft.tags, "history"))
             reason = (
@@ -164,6 +157,17 @@ class Reconciler:
             target=current.id,
             candidates=ids,
         )
+
+    def _confirm(
+        self, current: MemoryRecord, fact: Fact, draft: MemoryDraft, at: datetime, speaker: str, ids: tuple[str, ...]
+    ) -> Pending | None:
+        """The stored value said again: NOOP, or UPDATE when the statement dates it ("joined back in 2019")."""
+        if _dates_more(draft.text, current.text):
+            reason = f"{fact.attribute} of {fact.subject} still '{fact.value}'; the statement dates it"
+            dated = replace(draft, valid_from=current.valid_from)
+            return self._propose(OpKind.UPDATE, reason, at, speaker, draft=dated, target=current.id, candidates=ids)
+        self._noop(current, f"{fact.attribute} of {fact.subject} already '{fact.value}'", at, speaker, ids)
+        return None
 
     def _uncategorised(self, fact: Fact, draft: MemoryDraft) -> list[MemoryRecord]:
         """ "Nothing beats risotto for me", then "my favourite food is pho": a favourite stored with no category
