@@ -27,6 +27,7 @@ __all__ = ["SQLiteStore"]
 
 MAX_EPISODE_ATTEMPTS = 5
 COMMON_TERM_DOCS = 2_000  # a query word in more documents than this (and 10x its rarest word) is skipped
+MAX_QUERY_TERMS = 6  # keyword search ORs at most this many of the query's rarest known words
 _M = ", ".join(f"m.{c.strip()}" for c in MEMORY_COLUMNS.split(","))
 
 
@@ -348,8 +349,9 @@ class SQLiteStore:
         return result
 
     def _selective_terms(self, terms: Sequence[str]) -> list[str]:
-        """Drop words that occur in very many documents when the query has rarer ones: ranking every
-        match of a near-stopword costs time and adds little (the max-df rule of classic retrieval)."""
+        """The query's most selective words: unknown words dropped, at most ``MAX_QUERY_TERMS`` of the rarest
+        kept, and words that occur in very many documents left out when rarer ones exist (the max-df rule of
+        classic retrieval). Ranking every match of a near-stopword costs time and adds little."""
 
         def run(conn: sqlite3.Connection) -> dict[str, int]:
             marks = ",".join("?" * len(terms))
@@ -357,11 +359,12 @@ class SQLiteStore:
             return {term: doc for term, doc in rows}
 
         docs: dict[str, int] = self._read(run, {})
-        known = [docs.get(t.lower(), 0) for t in terms]
-        rarest = min((d for d in known if d), default=0)
-        cap = max(COMMON_TERM_DOCS, rarest * 10)
-        kept = [t for t, d in zip(terms, known, strict=True) if d <= cap]
-        return kept or list(terms)
+        known = sorted((docs[t.lower()], i, t) for i, t in enumerate(terms) if docs.get(t.lower()))
+        if not known:
+            return list(terms)
+        cap = max(COMMON_TERM_DOCS, known[0][0] * 10)
+        kept = [(i, t) for d, i, t in known[:MAX_QUERY_TERMS] if d <= cap]
+        return [t for _, t in sorted(kept)]
 
     def vector_search(
         self, partition: Partition, vector: Vectors, model_id: str, flt: RecordFilter, limit: int
