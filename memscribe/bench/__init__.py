@@ -1,0 +1,1 @@
+"""Benchmarks: speed, update scenarios, LoCoMo, vector indexes, load. Applications; nothing imports them."""
