@@ -8,14 +8,14 @@ from pathlib import Path
 from memscribe import Memory
 from memscribe.stores.ports import RecordFilter
 from memscribe.stores.sqlite.schema import MIGRATIONS
-from memscribe.stores.sqlite.store import COMMON_TERM_DOCS
+from memscribe.stores.sqlite.store import MATCHED_DOCS_BUDGET
 
 
 def test_common_words_are_dropped_when_a_rarer_word_is_asked(tmp_path: Path) -> None:
     m = Memory(tmp_path / "s.db", writer="raw", embedder="hash")
-    lines = [{"role": "user", "content": f"weather note {i} for the garden"} for i in range(COMMON_TERM_DOCS + 50)]
-    m.add(lines[:1000], user_id="u")
-    m.add(lines[1000:], user_id="u")
+    lines = [{"role": "user", "content": f"weather note {i} for the garden"} for i in range(MATCHED_DOCS_BUDGET + 50)]
+    for start in range(0, len(lines), 1000):
+        m.add(lines[start : start + 1000], user_id="u")
     m.add("the garden gnome is called Bartholomew", user_id="u")
     store = m._core.store
     assert store._selective_terms(["garden", "bartholomew"]) == ["bartholomew"]

@@ -26,8 +26,8 @@ if TYPE_CHECKING:
 __all__ = ["SQLiteStore"]
 
 MAX_EPISODE_ATTEMPTS = 5
-COMMON_TERM_DOCS = 2_000  # a query word in more documents than this (and 10x its rarest word) is skipped
-MAX_QUERY_TERMS = 6  # keyword search ORs at most this many of the query's rarest known words
+MATCHED_DOCS_BUDGET = 2_500  # keyword search adds words, rarest first, while they match fewer documents
+MAX_QUERY_TERMS = 6  # ... and ORs at most this many of them
 _M = ", ".join(f"m.{c.strip()}" for c in MEMORY_COLUMNS.split(","))
 
 
@@ -336,22 +336,36 @@ class SQLiteStore:
         words = " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
         match = f"part:{partition_token(partition)} AND ({words})"
         clause, params = where(partition, flt)
+        # Rank inside FTS first (joining every match to its row before ranking costs twice as much), then
+        # filter the best; widen when filters hid too many of them.
         sql = (
-            "SELECT m.version_id, bm25(memories_fts, 1.0, 0.0) AS rank FROM memories_fts "
-            f"JOIN memories m ON m.rowid = memories_fts.rowid WHERE memories_fts MATCH ? AND {clause} "
-            "ORDER BY rank LIMIT ?"
+            "SELECT m.version_id, f.rank FROM (SELECT rowid, bm25(memories_fts, 1.0, 0.0) AS rank "
+            "FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rank LIMIT ?) f "
+            f"JOIN memories m ON m.rowid = f.rowid WHERE {clause} ORDER BY f.rank LIMIT ?"
         )
 
         def run(conn: sqlite3.Connection) -> list[tuple[str, float]]:
-            return [(vid, -rank) for vid, rank in conn.execute(sql, (match, *params, limit))]
+            depth = limit * 4
+            while True:
+                rows = conn.execute(sql, (match, depth, *params, limit)).fetchall()
+                if len(rows) >= limit or depth >= 1 << 20:
+                    return [(vid, -rank) for vid, rank in rows]
+                matched = conn.execute(
+                    "SELECT COUNT(*) FROM (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)",
+                    (match, depth),
+                ).fetchone()[0]
+                if matched < depth:  # every match was seen: the filters, not the depth, limited the answer
+                    return [(vid, -rank) for vid, rank in rows]
+                depth *= 4
 
         result: list[tuple[str, float]] = self._read(run, [])
         return result
 
     def _selective_terms(self, terms: Sequence[str]) -> list[str]:
-        """The query's most selective words: unknown words dropped, at most ``MAX_QUERY_TERMS`` of the rarest
-        kept, and words that occur in very many documents left out when rarer ones exist (the max-df rule of
-        classic retrieval). Ranking every match of a near-stopword costs time and adds little."""
+        """The query's most selective words. BM25 ranks every document a word occurs in (about 2.5 µs each
+        here), so words are taken rarest first while the documents they match stay under
+        ``MATCHED_DOCS_BUDGET`` (the rarest word is always kept); unknown words are dropped. Common words add
+        little to keyword ranking, and the vector side of the search still reads the whole query."""
 
         def run(conn: sqlite3.Connection) -> dict[str, int]:
             marks = ",".join("?" * len(terms))
@@ -362,8 +376,12 @@ class SQLiteStore:
         known = sorted((docs[t.lower()], i, t) for i, t in enumerate(terms) if docs.get(t.lower()))
         if not known:
             return list(terms)
-        cap = max(COMMON_TERM_DOCS, known[0][0] * 10)
-        kept = [(i, t) for d, i, t in known[:MAX_QUERY_TERMS] if d <= cap]
+        kept, matched = [], 0
+        for doc, i, term in known[:MAX_QUERY_TERMS]:
+            if kept and matched + doc > MATCHED_DOCS_BUDGET:
+                break
+            kept.append((i, term))
+            matched += doc
         return [t for _, t in sorted(kept)]
 
     def vector_search(
