@@ -376,7 +376,8 @@ class SQLiteStore:
         known = sorted((docs[t.lower()], i, t) for i, t in enumerate(terms) if docs.get(t.lower()))
         if not known:
             return list(terms)
-        kept, matched = [], 0
+        kept: list[tuple[int, str]] = []
+        matched = 0
         for doc, i, term in known[:MAX_QUERY_TERMS]:
             if kept and matched + doc > MATCHED_DOCS_BUDGET:
                 break
