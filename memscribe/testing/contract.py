@@ -222,7 +222,7 @@ class StoreContract:
 
     def make_store(self, tmp_path: Path) -> Store:
         """An empty store. ``tmp_path`` is a fresh directory the store may write into."""
-        raise NotImplementedError
+        raise NotImplementedError  # abstract: each backend's test module provides it
 
     @pytest.fixture
     def store(self, tmp_path: Path) -> Iterator[Store]:
