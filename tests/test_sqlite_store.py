@@ -8,7 +8,7 @@ from pathlib import Path
 from memscribe import Memory
 from memscribe.stores.ports import RecordFilter
 from memscribe.stores.sqlite.schema import MIGRATIONS
-from memscribe.stores.sqlite.store import MATCHED_DOCS_BUDGET
+from memscribe.stores.sqlite.search import MATCHED_DOCS_BUDGET
 
 
 def test_common_words_are_dropped_when_a_rarer_word_is_asked(tmp_path: Path) -> None:

@@ -1,0 +1,152 @@
+"""Keyword (FTS5 BM25) and vector search for SQLiteStore, confined to one partition and a RecordFilter."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from memscribe.errors import EmbeddingMismatch
+from memscribe.stores.ports import Partition, RecordFilter
+from memscribe.stores.sqlite.filters import where
+from memscribe.stores.sqlite.vectors import VectorCache, partition_token
+
+if TYPE_CHECKING:
+    from memscribe.providers.ports import Vectors
+
+__all__ = ["MATCHED_DOCS_BUDGET", "MAX_QUERY_TERMS", "SearchMixin"]
+
+MATCHED_DOCS_BUDGET = 2_500  # keyword search adds words, rarest first, while they match fewer documents
+MAX_QUERY_TERMS = 6  # ... and ORs at most this many of them
+
+
+class SearchMixin:
+    """Search methods of SQLiteStore; the store provides ``_read``, ``vectors`` and ``embedding_model``."""
+
+    vectors: VectorCache
+    _read: Callable[..., Any]
+    embedding_model: Callable[[], tuple[str, int] | None]
+
+    # -- search --------------------------------------------------------------------------------------
+
+    def keyword_search(
+        self, partition: Partition, terms: Sequence[str], flt: RecordFilter, limit: int
+    ) -> list[tuple[str, float]]:
+        if not terms:
+            return []
+        terms = self._selective_terms(terms)
+        words = " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
+        match = f"part:{partition_token(partition)} AND ({words})"
+        clause, params = where(partition, flt)
+        # Rank inside FTS first (joining every match to its row before ranking costs twice as much), then
+        # filter the best; widen when filters hid too many of them.
+        sql = (
+            "SELECT m.version_id, f.rank FROM (SELECT rowid, bm25(memories_fts, 1.0, 0.0) AS rank "
+            "FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rank LIMIT ?) f "
+            f"JOIN memories m ON m.rowid = f.rowid WHERE {clause} ORDER BY f.rank LIMIT ?"
+        )
+
+        def run(conn: sqlite3.Connection) -> list[tuple[str, float]]:
+            depth = limit * 4
+            while True:
+                rows = conn.execute(sql, (match, depth, *params, limit)).fetchall()
+                if len(rows) >= limit or depth >= 1 << 20:
+                    return [(vid, -rank) for vid, rank in rows]
+                matched = conn.execute(
+                    "SELECT COUNT(*) FROM (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)",
+                    (match, depth),
+                ).fetchone()[0]
+                if matched < depth:  # every match was seen: the filters, not the depth, limited the answer
+                    return [(vid, -rank) for vid, rank in rows]
+                depth *= 4
+
+        result: list[tuple[str, float]] = self._read(run, [])
+        return result
+
+    def _selective_terms(self, terms: Sequence[str]) -> list[str]:
+        """The query's most selective words. BM25 ranks every document a word occurs in (about 2.5 µs each
+        here), so words are taken rarest first while the documents they match stay under
+        ``MATCHED_DOCS_BUDGET`` (the rarest word is always kept); unknown words are dropped. Common words add
+        little to keyword ranking, and the vector side of the search still reads the whole query."""
+
+        def run(conn: sqlite3.Connection) -> dict[str, int]:
+            marks = ",".join("?" * len(terms))
+            rows = conn.execute(f"SELECT term, doc FROM memories_fts_vocab WHERE term IN ({marks})", list(terms))
+            return {term: doc for term, doc in rows}
+
+        docs: dict[str, int] = self._read(run, {})
+        known = sorted((docs[t.lower()], i, t) for i, t in enumerate(terms) if docs.get(t.lower()))
+        if not known:
+            return list(terms)
+        kept: list[tuple[int, str]] = []
+        matched = 0
+        for doc, i, term in known[:MAX_QUERY_TERMS]:
+            if kept and matched + doc > MATCHED_DOCS_BUDGET:
+                break
+            kept.append((i, term))
+            matched += doc
+        return [t for _, t in sorted(kept)]
+
+    def vector_search(
+        self, partition: Partition, vector: Vectors, model_id: str, flt: RecordFilter, limit: int
+    ) -> list[tuple[str, float]]:
+        known = self.embedding_model()
+        if known is None:
+            return []
+        query = np.asarray(vector, dtype=np.float32).reshape(-1)
+        if known != (model_id, query.shape[0]):
+            raise EmbeddingMismatch(
+                f"this store holds {known[0]} vectors of dim {known[1]}; the query used {model_id} of dim "
+                f"{query.shape[0]}"
+            )
+        if flt.current_only:
+            return self._ann_search(partition, query, flt, limit, known[1])
+        return self._exact_search(partition, query, flt, limit)
+
+    def _ann_search(
+        self, partition: Partition, query: Vectors, flt: RecordFilter, limit: int, dim: int
+    ) -> list[tuple[str, float]]:
+        clause, params = where(partition, flt)
+        k = limit * 3 + 10
+
+        def run(conn: sqlite3.Connection) -> list[tuple[str, float]]:
+            nonlocal k
+            while True:
+                hits = self.vectors.search(conn, partition, dim, query, k)
+                if not hits:
+                    return []
+                score = dict(hits)
+                marks = ",".join("?" * len(hits))
+                rows = conn.execute(
+                    f"SELECT m.rowid, m.version_id FROM memories m WHERE m.rowid IN ({marks}) AND {clause}",
+                    (*score, *params),
+                ).fetchall()
+                found = sorted(((score[r[0]], r[1]) for r in rows), reverse=True)
+                if len(found) >= limit or len(hits) < k:
+                    return [(vid, s) for s, vid in found[:limit]]
+                k *= 4  # filters hid too many neighbours: widen the net
+
+        result: list[tuple[str, float]] = self._read(run, [])
+        return result
+
+    def _exact_search(
+        self, partition: Partition, query: Vectors, flt: RecordFilter, limit: int
+    ) -> list[tuple[str, float]]:
+        clause, params = where(partition, flt)
+
+        def run(conn: sqlite3.Connection) -> list[tuple[str, float]]:
+            rows = conn.execute(
+                f"SELECT m.version_id, v.vector FROM vectors v JOIN memories m ON m.rowid = v.rowid WHERE {clause}",
+                params,
+            ).fetchall()
+            if not rows:
+                return []
+            matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+            scores = matrix @ query
+            top = np.argsort(-scores)[:limit]
+            return [(rows[i][0], float(scores[i])) for i in top]
+
+        result: list[tuple[str, float]] = self._read(run, [])
+        return result
