@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 DATA ?= $(wildcard ../shared/data)
 
-.PHONY: demo test lint typecheck bench bench-speed bench-vectors clean
+.PHONY: demo test lint bench bench-speed bench-updates bench-locomo bench-load bench-vectors clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,7 +32,20 @@ bench-vectors: $(STAMP)
 	$(PY) -m pip install --quiet -e ".[bench]"
 	$(PY) -m memscribe.bench.vectors --sizes 10000 100000
 
-bench: bench-speed
+bench-updates: $(STAMP)
+	$(PY) -m memscribe bench updates --writer raw,lite,pro
+
+# LoCoMo is not shipped: pass DATA=path/to/locomo10.json (defaults to ../shared/data when present).
+LOCOMO ?= $(firstword $(wildcard $(DATA)/locomo/locomo10.json $(DATA)/locomo10.json))
+bench-locomo: $(STAMP)
+	@test -n "$(LOCOMO)" || (echo "set LOCOMO=path/to/locomo10.json" && exit 2)
+	$(PY) -m memscribe bench locomo --data $(LOCOMO)
+
+# A bounded loopback load run against a spawned server: throughput, p50/p95/p99, lost writes.
+bench-load: $(STAMP)
+	$(PY) -m memscribe.bench.load --spawn --clients 8 --seconds 20
+
+bench: bench-speed bench-updates
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
