@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
 
 from memscribe.core.clock import Clock
 from memscribe.core.messages import parse_scope
 from memscribe.core.records import Scope
-from memscribe.errors import NotFound
+from memscribe.errors import InvalidInput, NotFound
 from memscribe.providers.ports import Embedder
 from memscribe.stores.ports import Partition, Store
 from memscribe.write.ports import Writer
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = ["Core"]
 
@@ -25,14 +22,13 @@ class Core:
     """Everything one Memory owns. Built lazily: no file is touched until the first write."""
 
     store: Store
-    embedder_factory: Any  # () -> Embedder; the local model loads only when first needed
+    embedder_factory: Callable[[], Embedder]  # the local model loads only when first needed
     writer: Writer
     clock: Clock
     tenant: str = "default"
     max_retries: int = 3
     _embedder: Embedder | None = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-    _recovered: bool = field(default=False, repr=False)
 
     @property
     def embedder(self) -> Embedder:
@@ -59,8 +55,6 @@ class Core:
     def locate(self, memory_id: object, user_id: object | None) -> Partition:
         """The partition holding ``memory_id``: the caller's, or found within the tenant when not given."""
         if not isinstance(memory_id, str) or not memory_id:
-            from memscribe.errors import InvalidInput
-
             raise InvalidInput(f"memory id must be a non-empty string, got {memory_id!r}")
         if user_id is not None:
             return self.partition(user_id)

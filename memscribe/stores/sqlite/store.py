@@ -15,7 +15,7 @@ from memscribe.errors import EmbeddingMismatch, StoreError, WriteConflict
 from memscribe.stores.ports import Changeset, EpisodeState, Partition, PurgeReport, RecordFilter
 from memscribe.stores.sqlite import codec, maintenance
 from memscribe.stores.sqlite.codec import MEMORY_COLUMNS, t
-from memscribe.stores.sqlite.db import Database
+from memscribe.stores.sqlite.db import Database, translate
 from memscribe.stores.sqlite.filters import where
 from memscribe.stores.sqlite.schema import migrate
 from memscribe.stores.sqlite.search import SearchMixin
@@ -50,15 +50,11 @@ class SQLiteStore(SearchMixin):
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
-                from memscribe.stores.sqlite.db import translate
-
                 raise translate(exc) from exc
         with self.db._file_lock:
             try:
                 migrate(self.db.connection())
             except sqlite3.Error as exc:
-                from memscribe.stores.sqlite.db import translate
-
                 raise translate(exc) from exc
         self._ready = True
         return True
