@@ -40,8 +40,8 @@ _VERSIONS: Final = (
     re.compile(rf"\b(?P<name>{_KNOWN_TOOLS})(?:\s+version)?[\s:-]*{_VERSION}\b", re.IGNORECASE),
     re.compile(r"\b(?P<name>actions/[\w-]+)@(?P<version>v\d+(?:\.\d+)*)"),
 )
-# Words that look like NAME but are not environment variables.
-_NOT_ENV: Final = frozenset({"GET", "POST", "PUT", "OK", "ID", "URL", "API", "JSON", "HTTP", "HTTPS", "TODO", "NOTE"})
+# Words that look like NAME but are not environment variables (HTTP verbs, acronyms, note markers).
+_NOT_ENV: Final = frozenset({"GET", "POST", "PUT", "OK", "ID", "URL", "API", "JSON", "HTTP", "HTTPS", "NOTE", "WARN"})
 
 
 @dataclass(frozen=True)
