@@ -18,8 +18,8 @@ def test_common_words_are_dropped_when_a_rarer_word_is_asked(tmp_path: Path) -> 
         m.add(lines[start : start + 1000], user_id="u")
     m.add("the garden gnome is called Bartholomew", user_id="u")
     store = m._core.store
-    assert store._selective_terms(["garden", "bartholomew"]) == ["bartholomew"]
-    assert store._selective_terms(["garden"]) == ["garden"]  # never an empty query
+    assert store._selective_terms(["garden", "bartholomew"]) == (["bartholomew"], 1)
+    assert store._selective_terms(["garden"]) == (["garden"], MATCHED_DOCS_BUDGET + 51)  # never an empty query
     hits = store.keyword_search(("default", "u"), ["garden", "bartholomew"], RecordFilter(), 5)
     assert len(hits) == 1  # the rare word alone decides
     m.close()
@@ -36,3 +36,16 @@ def test_migrations_are_ordered_named_and_recorded(tmp_path: Path) -> None:
     again = Memory(tmp_path / "s.db", writer="raw", embedder="hash")  # reopening applies nothing twice
     assert again.search("fact", user_id="u")["results"]
     again.close()
+
+
+def test_a_word_in_too_many_documents_returns_the_newest_matches(tmp_path: Path) -> None:
+    m = Memory(tmp_path / "s.db", writer="raw", embedder="hash")
+    lines = [{"role": "user", "content": f"weather note {i} for the garden"} for i in range(MATCHED_DOCS_BUDGET + 10)]
+    for start in range(0, len(lines), 1000):
+        m.add(lines[start : start + 1000], user_id="u")
+    hits = m._core.store.keyword_search(("default", "u"), ["garden"], RecordFilter(), 3)
+    texts = [r.text for r in m._core.store.by_version_ids(("default", "u"), [vid for vid, _ in hits])]
+    assert texts == [f"weather note {i} for the garden" for i in (MATCHED_DOCS_BUDGET + 9, MATCHED_DOCS_BUDGET + 8,
+                                                                   MATCHED_DOCS_BUDGET + 7)]  # fmt: skip
+    assert [score for _, score in hits] == sorted((score for _, score in hits), reverse=True)
+    m.close()

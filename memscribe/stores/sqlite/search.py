@@ -36,40 +36,49 @@ class SearchMixin:
     ) -> list[tuple[str, float]]:
         if not terms:
             return []
-        terms = self._selective_terms(terms)
+        terms, rarest = self._selective_terms(terms)
         words = " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
         match = f"part:{partition_token(partition)} AND ({words})"
         clause, params = where(partition, flt)
         # Rank inside FTS first (joining every match to its row before ranking costs twice as much), then
-        # filter the best; widen when filters hid too many of them.
+        # filter the best; widen when filters hid too many of them. When even the rarest word matches more
+        # documents than the budget, BM25 cannot tell them apart in useful time: take the newest matches.
+        ranked = rarest <= MATCHED_DOCS_BUDGET
+        order = "bm25(memories_fts, 1.0, 0.0)" if ranked else "-rowid"
         sql = (
-            "SELECT m.version_id, f.rank FROM (SELECT rowid, bm25(memories_fts, 1.0, 0.0) AS rank "
+            f"SELECT m.version_id, f.rank FROM (SELECT rowid, {order} AS rank "
             "FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rank LIMIT ?) f "
             f"JOIN memories m ON m.rowid = f.rowid WHERE {clause} ORDER BY f.rank LIMIT ?"
         )
+
+        def scored(rows: list[tuple[str, float]]) -> list[tuple[str, float]]:
+            if ranked:
+                return [(vid, -rank) for vid, rank in rows]
+            return [(vid, 1.0 / (1 + i)) for i, (vid, _) in enumerate(rows)]
 
         def run(conn: sqlite3.Connection) -> list[tuple[str, float]]:
             depth = limit * 4
             while True:
                 rows = conn.execute(sql, (match, depth, *params, limit)).fetchall()
                 if len(rows) >= limit or depth >= 1 << 20:
-                    return [(vid, -rank) for vid, rank in rows]
+                    return scored(rows)
                 matched = conn.execute(
                     "SELECT COUNT(*) FROM (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)",
                     (match, depth),
                 ).fetchone()[0]
                 if matched < depth:  # every match was seen: the filters, not the depth, limited the answer
-                    return [(vid, -rank) for vid, rank in rows]
+                    return scored(rows)
                 depth *= 4
 
         result: list[tuple[str, float]] = self._read(run, [])
         return result
 
-    def _selective_terms(self, terms: Sequence[str]) -> list[str]:
-        """The query's most selective words. BM25 ranks every document a word occurs in (about 2.5 µs each
-        here), so words are taken rarest first while the documents they match stay under
-        ``MATCHED_DOCS_BUDGET`` (the rarest word is always kept); unknown words are dropped. Common words add
-        little to keyword ranking, and the vector side of the search still reads the whole query."""
+    def _selective_terms(self, terms: Sequence[str]) -> tuple[list[str], int]:
+        """The query's most selective words and the document count of the rarest. BM25 ranks every document a
+        word occurs in (about 3 µs each here), so words are taken rarest first while the documents they match
+        stay under ``MATCHED_DOCS_BUDGET`` (the rarest word is always kept); unknown words are dropped. Common
+        words add little to keyword ranking, and the vector side of the search still reads the whole query.
+        Counts are store-wide (SQLite's fts5vocab), an upper bound for one partition."""
 
         def run(conn: sqlite3.Connection) -> dict[str, int]:
             marks = ",".join("?" * len(terms))
@@ -79,7 +88,7 @@ class SearchMixin:
         docs: dict[str, int] = self._read(run, {})
         known = sorted((docs[t.lower()], i, t) for i, t in enumerate(terms) if docs.get(t.lower()))
         if not known:
-            return list(terms)
+            return list(terms), 0
         kept: list[tuple[int, str]] = []
         matched = 0
         for doc, i, term in known[:MAX_QUERY_TERMS]:
@@ -87,7 +96,7 @@ class SearchMixin:
                 break
             kept.append((i, term))
             matched += doc
-        return [t for _, t in sorted(kept)]
+        return [t for _, t in sorted(kept)], known[0][0]
 
     def vector_search(
         self, partition: Partition, vector: Vectors, model_id: str, flt: RecordFilter, limit: int
