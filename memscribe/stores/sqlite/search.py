@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 __all__ = ["MATCHED_DOCS_BUDGET", "MAX_QUERY_TERMS", "SearchMixin"]
 
-MATCHED_DOCS_BUDGET = 2_500  # keyword search adds words, rarest first, while they match fewer documents
+MATCHED_DOCS_BUDGET = 1_000  # keyword search adds words, rarest first, while they match fewer documents
 MAX_QUERY_TERMS = 6  # ... and ORs at most this many of them
 
 
