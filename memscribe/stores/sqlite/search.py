@@ -36,9 +36,13 @@ class SearchMixin:
     ) -> list[tuple[str, float]]:
         if not terms:
             return []
+        token = partition_token(partition)
         terms, rarest = self._selective_terms(terms)
         words = " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
-        match = f"part:{partition_token(partition)} AND ({words})"
+        # The partition token narrows the match when the partition is the smaller set; when it is not (one
+        # user holding most of the store), reading its long doclist costs more than the row filter below.
+        partition_docs = self._document_count(token)
+        match = f"part:{token} AND ({words})" if partition_docs <= rarest or not rarest else f"({words})"
         clause, params = where(partition, flt)
         # Rank inside FTS first (joining every match to its row before ranking costs twice as much), then
         # filter the best; widen when filters hid too many of them. When even the rarest word matches more
@@ -72,6 +76,14 @@ class SearchMixin:
 
         result: list[tuple[str, float]] = self._read(run, [])
         return result
+
+    def _document_count(self, term: str) -> int:
+        def run(conn: sqlite3.Connection) -> int:
+            row = conn.execute("SELECT doc FROM memories_fts_vocab WHERE term = ?", (term,)).fetchone()
+            return int(row[0]) if row else 0
+
+        count: int = self._read(run, 0)
+        return count
 
     def _selective_terms(self, terms: Sequence[str]) -> tuple[list[str], int]:
         """The query's most selective words and the document count of the rarest. BM25 ranks every document a
