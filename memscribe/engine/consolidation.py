@@ -10,7 +10,6 @@ from typing import Any
 from memscribe.engine import writing
 from memscribe.engine.candidates import EmbeddingCache
 from memscribe.engine.core import Core
-from memscribe.errors import WriteConflict
 from memscribe.providers.chat import ChatModel
 from memscribe.scenes import ConsolidationBudget, ConsolidationScheduler, consolidate
 from memscribe.stores.ports import Partition
@@ -75,7 +74,8 @@ class Consolidator:
     def run(self, partition: Partition) -> dict[str, Any]:
         """One bounded consolidation pass, applied in one transaction. Returns the operations' results."""
         core = self.core
-        for attempt in range(core.max_retries + 1):
+
+        def attempt() -> dict[str, Any]:
             ops = consolidate(core.store, partition, self.chat, core.clock, self.budget)
             if not ops:
                 return {"results": []}
@@ -85,12 +85,9 @@ class Consolidator:
             )  # fmt: skip
             core.store.put_episode(episode)
             proposal = (ops, EmbeddingCache(core), core.clock.now())
-            try:
-                return writing.commit_ops(core, episode, proposal, require_pending=False, writer="consolidate")
-            except WriteConflict:
-                if attempt == core.max_retries:
-                    raise
-        raise AssertionError("unreachable")
+            return writing.commit_ops(core, episode, proposal, require_pending=False, writer="consolidate")
+
+        return writing.replan_on_conflict(core, attempt)
 
     def join(self) -> None:
         with self._lock:

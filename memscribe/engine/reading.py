@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
 from memscribe.core.messages import message_to_dict, parse_time
@@ -192,7 +191,7 @@ def why(core: Core, memory_id: object, user_id: object = None) -> dict[str, Any]
     return {
         "memory": record_dict(versions[-1]),
         "versions": [record_dict(r) for r in records],
-        "operations": [journal_dict(replace(j)) for j in sorted(ops, key=lambda j: j.created_at)],
+        "operations": [journal_dict(j) for j in sorted(ops, key=lambda j: j.created_at)],
         "episodes": episodes,
     }
 

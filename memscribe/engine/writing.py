@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -29,6 +29,7 @@ __all__ = [
     "propose_prepare",
     "record_failure",
     "redact_message",
+    "replan_on_conflict",
     "results_from_journal",
     "retract_all",
 ]
@@ -155,16 +156,22 @@ def commit_ops(
     return {"results": plan.results, "episode_id": episode.id, "status": "done"}
 
 
-def process_episode(core: Core, episode: Episode, *, require_pending: bool = True) -> dict[str, Any]:
-    """Propose and commit, planning again when a concurrent write changed a target in between."""
-    for attempt in range(core.max_retries + 1):
-        proposal = propose_ops(core, episode)
+def replan_on_conflict(core: Core, attempt: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """Run ``attempt`` (plan + commit) again when a concurrent write changed one of its targets."""
+    for tries in range(core.max_retries + 1):
         try:
-            return commit_ops(core, episode, proposal, require_pending=require_pending)
+            return attempt()
         except WriteConflict:
-            if attempt == core.max_retries:
+            if tries == core.max_retries:
                 raise
     raise AssertionError("unreachable")
+
+
+def process_episode(core: Core, episode: Episode, *, require_pending: bool = True) -> dict[str, Any]:
+    """Propose and commit, planning again when a concurrent write changed a target in between."""
+    return replan_on_conflict(
+        core, lambda: commit_ops(core, episode, propose_ops(core, episode), require_pending=require_pending)
+    )
 
 
 def results_from_journal(core: Core, episode: Episode) -> dict[str, Any]:

@@ -229,16 +229,7 @@ class Reconciler:
         for record in records:
             if same_value(record.value, fact.value) and at >= record.valid_from:
                 reason = f"preference reversed: '{fact.value}' moved from {opposite} to {fact.attribute}"
-                start = max(draft.valid_from or at, record.valid_from)
-                return self._propose(
-                    OpKind.SUPERSEDE,
-                    reason,
-                    at,
-                    speaker,
-                    draft=replace(draft, valid_from=start),
-                    target=record.id,
-                    candidates=tuple(r.id for r in records),
-                )
+                return self._close(record, records, reason, draft, at, speaker)
         return None
 
     def _end(self, fact: Fact, draft: MemoryDraft, at: datetime, speaker: str) -> Pending | None:
@@ -256,17 +247,29 @@ class Reconciler:
                 if at < record.valid_from:
                     break
                 reason = f"{fact.attribute} '{record.value}' of {fact.subject} ended"
-                start = max(event.valid_from or at, record.valid_from)
-                return self._propose(
-                    OpKind.SUPERSEDE,
-                    reason,
-                    at,
-                    speaker,
-                    draft=replace(event, valid_from=start),
-                    target=record.id,
-                    candidates=tuple(r.id for r in records),
-                )
+                return self._close(record, records, reason, event, at, speaker)
         return self.plain(event, at, speaker)
+
+    def _close(
+        self,
+        record: MemoryRecord,
+        records: list[MemoryRecord],
+        reason: str,
+        draft: MemoryDraft,
+        at: datetime,
+        speaker: str,
+    ) -> Pending | None:
+        """SUPERSEDE ``record`` with ``draft``, never dated before the memory it closes."""
+        start = max(draft.valid_from or at, record.valid_from)
+        return self._propose(
+            OpKind.SUPERSEDE,
+            reason,
+            at,
+            speaker,
+            draft=replace(draft, valid_from=start),
+            target=record.id,
+            candidates=tuple(r.id for r in records),
+        )
 
     def plain(self, draft: MemoryDraft, at: datetime, speaker: str) -> Pending | None:
         """A statement with no slot: ADD unless a near-duplicate exists (NOOP) or it refines one (UPDATE)."""
