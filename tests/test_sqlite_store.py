@@ -9,6 +9,7 @@ from memscribe import Memory
 from memscribe.stores.ports import RecordFilter
 from memscribe.stores.sqlite.schema import MIGRATIONS
 from memscribe.stores.sqlite.search import MATCHED_DOCS_BUDGET
+from memscribe.stores.sqlite.vectors import partition_token
 
 
 def test_common_words_are_dropped_when_a_rarer_word_is_asked(tmp_path: Path) -> None:
@@ -48,4 +49,26 @@ def test_a_word_in_too_many_documents_returns_the_newest_matches(tmp_path: Path)
     assert texts == [f"weather note {i} for the garden" for i in (MATCHED_DOCS_BUDGET + 9, MATCHED_DOCS_BUDGET + 8,
                                                                    MATCHED_DOCS_BUDGET + 7)]  # fmt: skip
     assert [score for _, score in hits] == sorted((score for _, score in hits), reverse=True)
+    m.close()
+
+
+
+def test_keyword_search_stays_in_its_partition_with_or_without_the_partition_token(tmp_path: Path) -> None:
+    m = Memory(tmp_path / "s.db", writer="raw", embedder="hash")
+    m.add([{"role": "user", "content": f"note {i} about the harbour"} for i in range(40)], user_id="big")
+    m.add("the harbour ferry leaves at noon", user_id="small")
+    m.add("a lighthouse stands at the harbour", user_id="big")
+    store = m._core.store
+    big, small = ("default", "big"), ("default", "small")
+
+    def texts(partition: tuple[str, str], terms: list[str]) -> list[str]:
+        hits = store.keyword_search(partition, terms, RecordFilter(), 5)
+        return sorted(r.text for r in store.by_version_ids(partition, [vid for vid, _ in hits]))
+
+    assert store._matches_at_most(f"part:{partition_token(big)}", 41)
+    assert not store._matches_at_most(f"part:{partition_token(big)}", 40)
+    # "ferry" (1 document) is rarer than big's partition (41 documents): the row filter alone confines the match.
+    assert texts(big, ["ferry"]) == [] and texts(big, ["lighthouse"]) == ["a lighthouse stands at the harbour"]
+    # "harbour" (42 documents) is commoner than small's partition (1): the partition token narrows the match.
+    assert texts(small, ["harbour"]) == ["the harbour ferry leaves at noon"] and texts(small, ["lighthouse"]) == []
     m.close()

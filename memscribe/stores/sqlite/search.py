@@ -41,17 +41,18 @@ class SearchMixin:
         words = " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
         # The partition token narrows the match when the partition is the smaller set; when it is not (one
         # user holding most of the store), reading its long doclist costs more than the row filter below.
-        partition_docs = self._document_count(token)
-        match = f"part:{token} AND ({words})" if partition_docs <= rarest or not rarest else f"({words})"
+        narrower = not rarest or self._matches_at_most(f"part:{token}", rarest)
+        match = f"part:{token} AND ({words})" if narrower else f"({words})"
         clause, params = where(partition, flt)
         # Rank inside FTS first (joining every match to its row before ranking costs twice as much), then
         # filter the best; widen when filters hid too many of them. When even the rarest word matches more
         # documents than the budget, BM25 cannot tell them apart in useful time: take the newest matches.
         ranked = rarest <= MATCHED_DOCS_BUDGET
-        order = "bm25(memories_fts, 1.0, 0.0)" if ranked else "-rowid"
+        # FTS5 walks a doclist backwards for ``ORDER BY rowid DESC``; any other order sorts every match.
+        rank, order = ("bm25(memories_fts, 1.0, 0.0)", "rank") if ranked else ("-rowid", "rowid DESC")
         sql = (
-            f"SELECT m.version_id, f.rank FROM (SELECT rowid, {order} AS rank "
-            "FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rank LIMIT ?) f "
+            f"SELECT m.version_id, f.rank FROM (SELECT rowid, {rank} AS rank "
+            f"FROM memories_fts WHERE memories_fts MATCH ? ORDER BY {order} LIMIT ?) f "
             f"JOIN memories m ON m.rowid = f.rowid WHERE {clause} ORDER BY f.rank LIMIT ?"
         )
 
@@ -77,13 +78,16 @@ class SearchMixin:
         result: list[tuple[str, float]] = self._read(run, [])
         return result
 
-    def _document_count(self, term: str) -> int:
-        def run(conn: sqlite3.Connection) -> int:
-            row = conn.execute("SELECT doc FROM memories_fts_vocab WHERE term = ?", (term,)).fetchone()
-            return int(row[0]) if row else 0
+    def _matches_at_most(self, match: str, bound: int) -> bool:
+        """Whether ``match`` matches at most ``bound`` documents. Reads at most ``bound + 1`` of its doclist,
+        where fts5vocab would count all of it (24 ms for a partition of 1M memories)."""
 
-        count: int = self._read(run, 0)
-        return count
+        def run(conn: sqlite3.Connection) -> bool:
+            sql = "SELECT COUNT(*) FROM (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)"
+            return bool(conn.execute(sql, (match, bound + 1)).fetchone()[0] <= bound)
+
+        found: bool = self._read(run, False)
+        return found
 
     def _selective_terms(self, terms: Sequence[str]) -> tuple[list[str], int]:
         """The query's most selective words and the document count of the rarest. BM25 ranks every document a
