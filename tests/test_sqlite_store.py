@@ -53,22 +53,44 @@ def test_a_word_in_too_many_documents_returns_the_newest_matches(tmp_path: Path)
 
 
 
+
+def _keyword_texts(m: Memory, user_id: str, terms: list[str]) -> list[str]:
+    store, partition = m._core.store, ("default", user_id)
+    hits = store.keyword_search(partition, terms, RecordFilter(), 5)
+    records = {r.version_id: r.text for r in store.by_version_ids(partition, [vid for vid, _ in hits])}
+    return [records[vid] for vid, _ in hits]
+
+
 def test_keyword_search_stays_in_its_partition_with_or_without_the_partition_token(tmp_path: Path) -> None:
     m = Memory(tmp_path / "s.db", writer="raw", embedder="hash")
-    m.add([{"role": "user", "content": f"note {i} about the harbour"} for i in range(40)], user_id="big")
+    for start in range(0, MATCHED_DOCS_BUDGET + 40, 1000):
+        lines = range(start, min(start + 1000, MATCHED_DOCS_BUDGET + 40))
+        m.add([{"role": "user", "content": f"note {i} about the harbour"} for i in lines], user_id="big")
     m.add("the harbour ferry leaves at noon", user_id="small")
     m.add("a lighthouse stands at the harbour", user_id="big")
-    store = m._core.store
-    big, small = ("default", "big"), ("default", "small")
+    big = f"part:{partition_token(('default', 'big'))}"
+    assert m._core.store._matches_at_most(big, MATCHED_DOCS_BUDGET + 41)
+    assert not m._core.store._matches_at_most(big, MATCHED_DOCS_BUDGET + 40)
+    # "ferry" (1 document) is rarer than big's partition: the row filter alone confines the match.
+    assert _keyword_texts(m, "big", ["ferry"]) == []
+    assert _keyword_texts(m, "big", ["lighthouse"]) == ["a lighthouse stands at the harbour"]
+    # small's partition is the smaller set: the partition token narrows the match.
+    assert _keyword_texts(m, "small", ["harbour"]) == ["the harbour ferry leaves at noon"]
+    assert _keyword_texts(m, "small", ["lighthouse"]) == []
+    m.close()
 
-    def texts(partition: tuple[str, str], terms: list[str]) -> list[str]:
-        hits = store.keyword_search(partition, terms, RecordFilter(), 5)
-        return sorted(r.text for r in store.by_version_ids(partition, [vid for vid, _ in hits]))
 
-    assert store._matches_at_most(f"part:{partition_token(big)}", 41)
-    assert not store._matches_at_most(f"part:{partition_token(big)}", 40)
-    # "ferry" (1 document) is rarer than big's partition (41 documents): the row filter alone confines the match.
-    assert texts(big, ["ferry"]) == [] and texts(big, ["lighthouse"]) == ["a lighthouse stands at the harbour"]
-    # "harbour" (42 documents) is commoner than small's partition (1): the partition token narrows the match.
-    assert texts(small, ["harbour"]) == ["the harbour ferry leaves at noon"] and texts(small, ["lighthouse"]) == []
+def test_a_small_partition_is_ranked_by_bm25_even_on_words_common_in_the_store(tmp_path: Path) -> None:
+    m = Memory(tmp_path / "s.db", writer="raw", embedder="hash")
+    for start in range(0, MATCHED_DOCS_BUDGET + 10, 1000):
+        lines = range(start, min(start + 1000, MATCHED_DOCS_BUDGET + 10))
+        m.add([{"role": "user", "content": f"weather note {i} for the garden"} for i in lines], user_id="big")
+    m.add("garden garden: the garden", user_id="small")  # older, but the better match
+    m.add("a long note that mentions the garden once among many other words about the week", user_id="small")
+    assert _keyword_texts(m, "small", ["garden"]) == [
+        "garden garden: the garden",
+        "a long note that mentions the garden once among many other words about the week",
+    ]
+    # In the big partition the same word matches more than the budget: the newest matches come first.
+    assert _keyword_texts(m, "big", ["garden"])[0] == f"weather note {MATCHED_DOCS_BUDGET + 9} for the garden"
     m.close()

@@ -16,10 +16,11 @@ from memscribe.stores.sqlite.vectors import VectorCache, partition_token
 if TYPE_CHECKING:
     from memscribe.providers.ports import Vectors
 
-__all__ = ["MATCHED_DOCS_BUDGET", "MAX_QUERY_TERMS", "SearchMixin"]
+__all__ = ["MATCHED_DOCS_BUDGET", "MAX_QUERY_TERMS", "SMALL_PARTITION_TERMS", "SearchMixin"]
 
 MATCHED_DOCS_BUDGET = 1_000  # keyword search adds words, rarest first, while they match fewer documents
 MAX_QUERY_TERMS = 6  # ... and ORs at most this many of them
+SMALL_PARTITION_TERMS = 16  # a partition within the budget is ranked on this many query words, in query order
 
 
 class SearchMixin:
@@ -36,18 +37,24 @@ class SearchMixin:
     ) -> list[tuple[str, float]]:
         if not terms:
             return []
-        token = partition_token(partition)
-        terms, rarest = self._selective_terms(terms)
+        part = f"part:{partition_token(partition)}"
+        if self._matches_at_most(part, MATCHED_DOCS_BUDGET):
+            # The whole partition fits the ranking budget (the usual case: many users with a few hundred
+            # memories each): rank it on the query's words, however common they are elsewhere in the store.
+            terms, narrower, ranked = list(terms[:SMALL_PARTITION_TERMS]), True, True
+        else:
+            terms, rarest = self._selective_terms(terms)
+            # The partition token narrows the match when the partition is the smaller set; when it is not (one
+            # user holding most of the store), reading its long doclist costs more than the row filter below.
+            narrower = not rarest or self._matches_at_most(part, rarest)
+            # When even the rarest word matches more documents than the budget, BM25 cannot tell them apart
+            # in useful time: take the newest matches.
+            ranked = rarest <= MATCHED_DOCS_BUDGET
         words = " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
-        # The partition token narrows the match when the partition is the smaller set; when it is not (one
-        # user holding most of the store), reading its long doclist costs more than the row filter below.
-        narrower = not rarest or self._matches_at_most(f"part:{token}", rarest)
-        match = f"part:{token} AND ({words})" if narrower else f"({words})"
+        match = f"{part} AND ({words})" if narrower else f"({words})"
         clause, params = where(partition, flt)
         # Rank inside FTS first (joining every match to its row before ranking costs twice as much), then
-        # filter the best; widen when filters hid too many of them. When even the rarest word matches more
-        # documents than the budget, BM25 cannot tell them apart in useful time: take the newest matches.
-        ranked = rarest <= MATCHED_DOCS_BUDGET
+        # filter the best; widen when filters hid too many of them.
         # FTS5 walks a doclist backwards for ``ORDER BY rowid DESC``; any other order sorts every match.
         rank, order = ("bm25(memories_fts, 1.0, 0.0)", "rank") if ranked else ("-rowid", "rowid DESC")
         sql = (
