@@ -154,6 +154,16 @@ def test_stats(run: Run, seeded: dict[str, str]) -> None:
     assert human.exit_code == 0 and "MiB" in human.stdout
 
 
+def test_reindex(run: Run, seeded: dict[str, str]) -> None:
+    before = as_json(run("search", "where do I live", "-u", "alice", "--json"))
+    assert as_json(run("reindex", "-u", "alice", "--json")) == {"partitions": 1, "vectors": 2,
+                                                                 "keyword_index": "unchanged"}  # fmt: skip
+    assert as_json(run("reindex", "--json"))["keyword_index"] == "optimized"
+    human = run("reindex")
+    assert human.exit_code == 0 and "vectors" in human.stdout
+    assert as_json(run("search", "where do I live", "-u", "alice", "--json")) == before
+
+
 def test_purge_needs_yes_then_erases(run: Run, seeded: dict[str, str]) -> None:
     refused = run("purge", "-u", "alice")
     assert refused.exit_code == 2 and "--yes" in refused.stderr

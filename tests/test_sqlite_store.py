@@ -7,6 +7,7 @@ from pathlib import Path
 
 from memscribe import Memory
 from memscribe.stores.ports import RecordFilter
+from memscribe.stores.sqlite import SQLiteStore
 from memscribe.stores.sqlite.schema import MIGRATIONS
 from memscribe.stores.sqlite.search import MATCHED_DOCS_BUDGET
 from memscribe.stores.sqlite.vectors import partition_token
@@ -94,3 +95,24 @@ def test_a_small_partition_is_ranked_by_bm25_even_on_words_common_in_the_store(t
     # In the big partition the same word matches more than the budget: the newest matches come first.
     assert _keyword_texts(m, "big", ["garden"])[0] == f"weather note {MATCHED_DOCS_BUDGET + 9} for the garden"
     m.close()
+
+
+def test_reindex_saves_an_index_the_next_open_loads_instead_of_rebuilding(tmp_path: Path) -> None:
+    m = Memory(tmp_path / "s.db", writer="raw", embedder="hash")
+    m.add([{"role": "user", "content": f"fact number {i}"} for i in range(300)], user_id="u")
+    m.delete(m.search("fact number 7", user_id="u", limit=1)["results"][0]["id"], user_id="u")
+    store = m._core.store
+    done: list[int] = []
+    assert m.reindex(user_id="u", progress=done.append) == {"partitions": 1, "vectors": 299,
+                                                             "keyword_index": "unchanged"}  # fmt: skip
+    assert sum(done) == 299
+    assert [p.suffix for p in store.vectors.files()] == [".index", ".json"]  # saved now, not at close
+    assert m.reindex()["keyword_index"] == "optimized"
+    dim = store.embedding_model()[1]
+    m.close()
+    reopened = SQLiteStore(tmp_path / "s.db")
+    loaded = reopened.vectors._load(("default", "u"), dim)
+    assert loaded is not None and len(loaded.index) == 299
+    newest = sqlite3.connect(tmp_path / "s.db").execute("SELECT MAX(seq) FROM vector_log").fetchone()[0]
+    assert loaded.watermark == newest
+    reopened.close()

@@ -1,4 +1,4 @@
-"""Commands over the whole store: purge, export, import, stats, config show."""
+"""Commands over the whole store: purge, export, import, reindex, stats, config show."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import click
 
-from memscribe.cli.output import console, emit, pairs_table
+from memscribe.cli.output import emit, pairs_table, progress_bar
 from memscribe.cli.settings import ENV_VARS
 from memscribe.cli.state import CliState, json_option, pass_state, user_option
 from memscribe.errors import InvalidInput
@@ -75,16 +75,23 @@ def import_cmd(state: CliState, file: IO[str]) -> None:
     """Import a JSONL export ('-' for stdin); records already present are skipped."""
     lines = file.read().splitlines()
     memory = state.memory()
-    if state.json:
-        counts = memory.import_(lines)
-    else:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-        columns = (TextColumn("importing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-        with Progress(*columns, console=console(stderr=True), transient=True) as progress:
-            task = progress.add_task("import", total=len(lines))
-            counts = memory.import_(lines, progress=lambda n: progress.advance(task, n))
+    with progress_bar("importing", len(lines), show=not state.json) as advance:
+        counts = memory.import_(lines, progress=advance)
     emit(state.json, counts, lambda out: out.print(pairs_table(counts.items(), title="imported")))
+
+
+@click.command("reindex")
+@click.option("--user", "-u", "user", default=None, metavar="USER",
+              help="Rebuild one user's index only (default: every user's, and compact the keyword index).")  # fmt: skip
+@json_option
+@pass_state
+def reindex_cmd(state: CliState, user: str | None) -> None:
+    """Rebuild the vector indexes from the store (after a bulk import, or when an index file was lost)."""
+    memory = state.memory()
+    total = memory.stats(user_id=user)["current"]
+    with progress_bar("indexing", total, show=not state.json) as advance:
+        data = memory.reindex(user_id=user, progress=advance)
+    emit(state.json, data, lambda out: out.print(pairs_table(data.items(), title="reindexed")))
 
 
 @click.command("stats")
@@ -138,4 +145,4 @@ def config_show(state: CliState) -> None:
     )
 
 
-COMMANDS = (purge_cmd, export_cmd, import_cmd, stats_cmd, config_group)
+COMMANDS = (purge_cmd, export_cmd, import_cmd, reindex_cmd, stats_cmd, config_group)

@@ -97,9 +97,10 @@ def _index_files(store: SQLiteStore) -> tuple[str, str]:
             broken.append(meta.name)
     size = sum(f.stat().st_size for f in files if f.is_file())
     detail = f"{len(metas)} partition indexes, {size / 2**20:.1f} MiB in {store.vectors.directory}"
+    rebuild = "from SQLite on the next search, or now by `memscribe reindex`"
     if broken:
-        return "warn", f"{detail}; unreadable: {', '.join(broken)} (rebuilt from SQLite on the next search)"
-    return "ok", detail if metas else "no saved index yet (built from SQLite on the first search)"
+        return "warn", f"{detail}; unreadable: {', '.join(broken)} (rebuilt {rebuild})"
+    return "ok", detail if metas else f"no saved index yet (built {rebuild})"
 
 
 def _writer(settings: Settings) -> tuple[str, str]:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -29,6 +30,7 @@ __all__ = [
     "ops_table",
     "pairs_table",
     "plain",
+    "progress_bar",
     "report_error",
 ]
 
@@ -38,6 +40,21 @@ def console(*, stderr: bool = False) -> Console:
     from rich.console import Console
 
     return Console(file=sys.stderr if stderr else sys.stdout, highlight=False, soft_wrap=False)
+
+
+@contextmanager
+def progress_bar(label: str, total: int, *, show: bool = True) -> Iterator[Callable[[int], None] | None]:
+    """A progress bar on stderr for long work; yields the callback that advances it by ``n`` (or None when
+    ``show`` is false, for ``--json`` runs)."""
+    if not show:
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    columns = (TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console(stderr=True), transient=True) as progress:
+        task = progress.add_task(label, total=total)
+        yield lambda n: progress.advance(task, n)
 
 
 def dump_json(data: object) -> None:

@@ -122,6 +122,11 @@ class AsyncMemory:
     async def stats(self, *, user_id: object = None) -> dict[str, Any]:
         return await self._run(self._sync.stats, user_id=user_id)
 
+    async def reindex(
+        self, *, user_id: object = None, progress: Callable[[int], None] | None = None
+    ) -> dict[str, Any]:
+        return await self._run(self._sync.reindex, user_id=user_id, progress=progress)
+
     async def process_pending(self, limit: int = 1000) -> int:
         return await self._run(self._sync.process_pending, limit)
 

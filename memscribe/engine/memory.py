@@ -324,6 +324,13 @@ class Memory:
         partition = self._core.partition(user_id) if user_id is not None else None
         return self._core.store.stats(partition, tenant=self._core.tenant)
 
+    def reindex(self, *, user_id: object = None, progress: Callable[[int], None] | None = None) -> dict[str, Any]:
+        """Rebuild the search indexes from the store: one user's, or every user's of this tenant (which also
+        compacts the keyword index). Searches build what they need on their own; this does it up front, after
+        a bulk import or when an index file was lost, with ``progress`` called per batch of vectors."""
+        partition = self._core.partition(user_id) if user_id is not None else None
+        return self._core.store.reindex(partition, tenant=self._core.tenant, progress=progress)
+
     def close(self) -> None:
         if self._worker is not None:
             self._worker.join()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import threading
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -360,6 +360,23 @@ class InMemoryStore:
                 "journal": sum(len(p.journal) for p in parts),
                 "bytes": 0,
             }
+
+    def reindex(
+        self,
+        partition: Partition | None = None,
+        *,
+        tenant: str | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> dict[str, Any]:
+        """Nothing is derived here (search is exact over the rows); reports what an index would hold."""
+        with self._lock:
+            parts = [p for key, p in self._parts.items() if partition in (None, key) and tenant in (None, key[0])
+                     and any(r.vector is not None for r in p.rows.values())]  # fmt: skip
+            vectors = sum(1 for p in parts for r in p.rows.values() if r.vector is not None
+                          and r.record.retired_at is None and r.record.status == Status.ACTIVE)  # fmt: skip
+        if progress is not None and vectors:
+            progress(vectors)
+        return {"partitions": len(parts), "vectors": vectors, "keyword_index": "unchanged"}
 
     def check(self) -> list[str]:
         """Invariant violations found (empty when healthy)."""

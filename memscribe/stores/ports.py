@@ -3,7 +3,7 @@ correctly. Every method takes the (tenant, user_id) partition explicitly: there 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -144,6 +144,15 @@ class Journal(Protocol):
 class Maintenance(Protocol):
     def purge(self, partition: Partition) -> PurgeReport: ...
     def stats(self, partition: Partition | None = None, *, tenant: str | None = None) -> dict[str, Any]: ...
+    def reindex(
+        self,
+        partition: Partition | None = None,
+        *,
+        tenant: str | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> dict[str, Any]:
+        """Rebuild derived search indexes from the system of record; ``progress`` gets vectors done per batch.
+        Returns ``partitions`` and ``vectors`` rebuilt and what became of the ``keyword_index``."""
     def check(self) -> list[str]: ...
     def close(self) -> None: ...
 

@@ -11,7 +11,7 @@ to open an empty store::
 
 The suite covers the episode log, versioned writes and their invariants, RecordFilter semantics (checked
 against :func:`memscribe.stores.filtering.matches` on random records), keyword and vector search, erasure,
-purge, the journal and stats, and that no read or write ever crosses a (tenant, user_id) partition.
+purge, index rebuilds, the journal and stats, and that no read or write ever crosses a (tenant, user_id) partition.
 Needs the ``dev`` extra (pytest, hypothesis).
 """
 
@@ -625,6 +625,27 @@ class StoreContract:
         assert _counts(store, ALICE.partition) == each == _counts(store, ALICE_ELSEWHERE.partition)
         assert _counts(store, BOB.partition) == {**each, "episodes": 2, "pending_episodes": 1}
         assert _counts(store) == dict(zip(COUNTS, (8, 12, 4, 5, 1, 8), strict=True))
+        assert store.check() == []
+
+    def test_reindex_rebuilds_without_changing_what_searches_find(self, store: Store) -> None:
+        assert store.reindex()["vectors"] == 0
+        self._populate(store)
+        query = EMBEDDER.embed(["lives in Berlin"])[0]
+
+        def found() -> dict[Scope, list[tuple[str, float]]]:
+            return {s: store.vector_search(s.partition, query, EMBEDDER.model_id, RecordFilter(), 5) for s in SCOPES}
+
+        before = found()
+        done: list[int] = []
+        one = store.reindex(ALICE.partition, progress=done.append)
+        assert (one["partitions"], one["vectors"], sum(done)) == (1, 1, 1)  # the superseded fact is not indexed
+        acme = sum(1 for s in SCOPES if s.tenant == ALICE.tenant)
+        assert store.reindex(tenant=ALICE.tenant)["partitions"] == acme
+        everything = store.reindex()
+        assert (everything["partitions"], everything["vectors"]) == (len(SCOPES), len(SCOPES))
+        assert everything["keyword_index"] in ("optimized", "unchanged")
+        assert found() == before
+        assert _hit_ids(store.keyword_search(ALICE.partition, ["berlin"], RecordFilter(), 5))
         assert store.check() == []
 
     # -- partitions --------------------------------------------------------------------------------

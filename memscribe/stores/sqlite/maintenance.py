@@ -1,9 +1,11 @@
-"""Erasure, purge with byte-level verification, statistics and integrity checks for SQLiteStore."""
+"""Erasure, purge with byte-level verification, statistics, index rebuilds and integrity checks for
+SQLiteStore."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -12,7 +14,7 @@ from memscribe.stores.ports import Partition, PurgeReport
 if TYPE_CHECKING:
     from memscribe.stores.sqlite.store import SQLiteStore
 
-__all__ = ["check", "erase_memory", "purge_partition", "stats"]
+__all__ = ["check", "erase_memory", "purge_partition", "reindex", "stats"]
 
 ERASED = "[erased]"
 
@@ -162,6 +164,39 @@ def stats(store: SQLiteStore, partition: Partition | None, tenant: str | None = 
     result["bytes"] = sum(f.stat().st_size for f in files if f.exists())
     result["path"] = str(store.path)
     return result
+
+
+def reindex(
+    store: SQLiteStore,
+    partition: Partition | None,
+    tenant: str | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, Any]:
+    """Rebuild the vector index of one partition (or of every partition, of one tenant or all) from SQLite and
+    save it beside the database. Without a partition the keyword index is also merged into one segment (it is
+    shared by every tenant: this changes its speed, not what any search finds)."""
+    known = store.embedding_model()
+    if known is None:
+        return {"partitions": 0, "vectors": 0, "keyword_index": "unchanged"}
+
+    def run(conn: sqlite3.Connection) -> tuple[int, int]:
+        tenant_, user_id = partition if partition is not None else (tenant, None)
+        rows = conn.execute(
+            "SELECT DISTINCT tenant, user_id FROM vector_log WHERE (?1 IS NULL OR tenant = ?1) "
+            "AND (?2 IS NULL OR user_id = ?2)",
+            (tenant_, user_id),
+        )
+        partitions = [(t, u) for t, u in rows]
+        vectors = sum(store.vectors.rebuild(conn, p, known[1], progress) for p in partitions)
+        return len(partitions), vectors
+
+    partitions, vectors = store.db.read(run)
+    keyword = "unchanged"
+    if partition is None:
+        with store.db.write() as conn:
+            conn.execute("INSERT INTO memories_fts (memories_fts) VALUES ('optimize')")
+        keyword = "optimized"
+    return {"partitions": partitions, "vectors": vectors, "keyword_index": keyword}
 
 
 def check(store: SQLiteStore) -> list[str]:

@@ -4,7 +4,7 @@ vectors, the keyword index and the journal; per-partition ANN indexes live besid
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -346,6 +346,15 @@ class SQLiteStore(SearchMixin):
 
     def stats(self, partition: Partition | None = None, *, tenant: str | None = None) -> dict[str, Any]:
         return maintenance.stats(self, partition, tenant)
+
+    def reindex(
+        self,
+        partition: Partition | None = None,
+        *,
+        tenant: str | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> dict[str, Any]:
+        return maintenance.reindex(self, partition, tenant, progress)
 
     def check(self) -> list[str]:
         return maintenance.check(self)

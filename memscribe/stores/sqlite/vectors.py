@@ -14,6 +14,7 @@ import json
 import os
 import sqlite3
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -67,6 +68,19 @@ class VectorCache:
             self._sync(conn, partition, entry)
             return len(entry.index)
 
+    def rebuild(
+        self, conn: sqlite3.Connection, partition: Partition, dim: int, progress: Callable[[int], None] | None = None
+    ) -> int:
+        """Build the partition's index afresh from SQLite, save it, and return its size. ``progress`` is
+        called with the number of vectors added after each batch."""
+        entry = _Entry(AutoIndex(dim), 0)
+        with entry.lock:
+            self._sync(conn, partition, entry, progress)
+            self._save(partition, entry)
+        with self._lock:
+            self._entries[partition] = entry
+        return len(entry.index)
+
     def drop(self, partition: Partition) -> list[Path]:
         """Forget a partition's index and delete its files (purge). Returns the paths removed."""
         with self._lock:
@@ -97,7 +111,13 @@ class VectorCache:
                 self._entries[partition] = entry
             return entry
 
-    def _sync(self, conn: sqlite3.Connection, partition: Partition, entry: _Entry) -> None:
+    def _sync(
+        self,
+        conn: sqlite3.Connection,
+        partition: Partition,
+        entry: _Entry,
+        progress: Callable[[int], None] | None = None,
+    ) -> None:
         rows = conn.execute(
             "SELECT seq, key, op FROM vector_log WHERE tenant = ? AND user_id = ? AND seq > ? ORDER BY seq",
             (*partition, entry.watermark),
@@ -119,6 +139,8 @@ class VectorCache:
                 keys = [r[0] for r in found]
                 matrix = np.frombuffer(b"".join(r[1] for r in found), dtype=np.float32)
                 entry.index.add(keys, matrix.reshape(len(found), -1))
+            if progress is not None:
+                progress(len(chunk))
         entry.watermark = rows[-1][0]
         entry.dirty += len(rows)
         if entry.dirty >= self.save_every:
