@@ -46,7 +46,8 @@ USER = "bench"
 
 @dataclass(frozen=True)
 class SpeedParams:
-    """What to measure. ``real_max``: the largest size whose vectors are real embeddings."""
+    """What to measure. ``real_max``: the largest size whose vectors are real embeddings; ``users``: how many
+    users the memories are dealt to, round robin (searches ask as the first, who holds ``n / users``)."""
 
     sizes: tuple[int, ...] = (10_000, 100_000)
     queries: int = 200
@@ -57,6 +58,7 @@ class SpeedParams:
     batch: int = 5_000
     import_runs: int = 5
     seed: int = 0
+    users: int = 1
 
 
 def measure_import(runs: int) -> dict[str, Any]:
@@ -120,7 +122,11 @@ def _insert(store: Any, embedder: Any, n: int, p: SpeedParams, log: Callable[[st
             vectors = speed_data.jittered(pool, len(chunk), seed=p.seed + start)
         embed_s += time.perf_counter() - started
         started = time.perf_counter()
-        store.apply(make_records(chunk, vectors, embedder.model_id, USER))
+        for first in range(min(p.users, len(chunk))):
+            # Memory i goes to user i % users, round robin; user 0 is the one searched.
+            k = (start + first) % p.users
+            user = USER if k == 0 else f"{USER}-{k}"
+            store.apply(make_records(chunk[first :: p.users], vectors[first :: p.users], embedder.model_id, user))
         insert_s += time.perf_counter() - started
         log(f"  n={n}: inserted {start + len(chunk):,}")
     kind = (
@@ -128,6 +134,8 @@ def _insert(store: Any, embedder: Any, n: int, p: SpeedParams, log: Callable[[st
         if real
         else ("synthetic: unit vectors jittered around real embeddings of 2,000 generated sentences")
     )
+    if p.users > 1:
+        kind += f"; dealt to {p.users:,} users, the searched one holds {len(range(0, n, p.users)):,}"
     return {"vectors": kind, "embed_s": round(embed_s, 1), "insert_s": round(insert_s, 1),
             "insert_per_s": round(n / insert_s) if insert_s else None}  # fmt: skip
 
@@ -276,6 +284,10 @@ def _parse_sizes(options: tuple[str, ...], extra: tuple[int, ...]) -> tuple[int,
     show_default=True,
     help="Largest size inserted with real embeddings; larger sizes use synthetic vectors.",
 )
+@click.option(
+    "--users", default=1, show_default=True, type=click.IntRange(min=1),
+    help="Deal the memories to this many users; searches ask as one of them.",
+)
 @click.option("--import-runs", default=5, show_default=True, help="Fresh interpreters for the import time.")
 @click.option(
     "--output",
@@ -288,13 +300,13 @@ def _parse_sizes(options: tuple[str, ...], extra: tuple[int, ...]) -> tuple[int,
 @click.option("--json", "as_json", is_flag=True, help="Print the JSON report instead of tables.")
 def command(
     extra_sizes: tuple[int, ...], sizes: tuple[str, ...], queries: int, turns: int, writer: str,
-    embedder: str, real_max: int, import_runs: int, output: Path, as_json: bool,
+    embedder: str, real_max: int, users: int, import_runs: int, output: Path, as_json: bool,
 ) -> None:  # fmt: skip
     """Measure import time, add throughput, search latency at N memories, index memory and install size."""
     from memscribe.bench.speed_report import render
 
     params = SpeedParams(sizes=_parse_sizes(sizes, extra_sizes), queries=queries, turns=turns, writer=writer,
-                         embedder=embedder, real_max=real_max, import_runs=import_runs)  # fmt: skip
+                         embedder=embedder, real_max=real_max, import_runs=import_runs, users=users)  # fmt: skip
     report = run_speed(params)
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps(report, indent=2))

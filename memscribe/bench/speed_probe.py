@@ -116,6 +116,7 @@ def stage_timings(
 ) -> dict[str, float]:
     """p50 of each store call one search makes, so a slow stage shows up by name."""
     from memscribe.core.text import keyword_terms
+    from memscribe.read.search import inflected
     from memscribe.stores.ports import RecordFilter
 
     partition, flt = ("default", user_id), RecordFilter(now=datetime.now(UTC))
@@ -126,7 +127,7 @@ def stage_timings(
         hits = store.vector_search(partition, vector, wrapped.model_id, flt, 30)
         timings["vector"].append((time.perf_counter() - started) * 1000)
         started = time.perf_counter()
-        store.keyword_search(partition, keyword_terms(query), flt, 30)
+        store.keyword_search(partition, inflected(keyword_terms(query)), flt, 30)  # as Memory.search asks
         timings["keyword"].append((time.perf_counter() - started) * 1000)
         started = time.perf_counter()
         store.by_version_ids(partition, [vid for vid, _ in hits[:10]])
