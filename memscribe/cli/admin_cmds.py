@@ -81,8 +81,7 @@ def import_cmd(state: CliState, file: IO[str]) -> None:
 
 
 @click.command("reindex")
-@click.option("--user", "-u", "user", default=None, metavar="USER",
-              help="Rebuild one user's index only (default: every user's, and compact the keyword index).")  # fmt: skip
+@user_option("Rebuild one user's index only (default: every user's, and compact the keyword index).")
 @json_option
 @pass_state
 def reindex_cmd(state: CliState, user: str | None) -> None:
@@ -95,8 +94,7 @@ def reindex_cmd(state: CliState, user: str | None) -> None:
 
 
 @click.command("stats")
-@click.option("--user", "-u", "user", default=None, metavar="USER",
-              help="Count one user's records only (default: the whole store).")  # fmt: skip
+@user_option("Count one user's records only (default: the whole store).")
 @json_option
 @pass_state
 def stats_cmd(state: CliState, user: str | None) -> None:

@@ -64,7 +64,7 @@ def json_option(fn: F) -> F:
     return option(fn)
 
 
-def user_option() -> Callable[[F], F]:
-    """``--user/-u``; the command falls back to ``$MEMSCRIBE_USER`` through :meth:`CliState.user`."""
-    help_text = "The user whose memories to use (default: $MEMSCRIBE_USER)."
+def user_option(help_text: str = "The user whose memories to use (default: $MEMSCRIBE_USER).") -> Callable[[F], F]:
+    """``--user/-u``; the command falls back to ``$MEMSCRIBE_USER`` through :meth:`CliState.user` unless its
+    help says what no user means."""
     return click.option("--user", "-u", "user", default=None, metavar="USER", help=help_text)

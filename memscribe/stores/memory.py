@@ -61,6 +61,10 @@ class _Partition:
     journal: list[JournalEntry] = field(default_factory=list)
 
 
+def _is_current(record: MemoryRecord) -> bool:
+    return record.retired_at is None and record.status == Status.ACTIVE
+
+
 class InMemoryStore:
     """A complete, thread-safe store in process memory: for tests, demos and as a reference backend."""
 
@@ -256,7 +260,7 @@ class InMemoryStore:
     def _live(self, partition: Partition) -> list[MemoryRecord]:
         with self._lock:
             rows = self._rows(partition)
-        return [r.record for r in rows if r.record.retired_at is None and r.record.status == Status.ACTIVE]
+        return [r.record for r in rows if _is_current(r.record)]
 
     def owner_of(self, tenant: str, memory_id: str) -> str | None:
         with self._lock:
@@ -347,14 +351,14 @@ class InMemoryStore:
 
     def stats(self, partition: Partition | None = None, *, tenant: str | None = None) -> dict[str, Any]:
         with self._lock:
-            parts = [p for key, p in self._parts.items() if partition in (None, key) and tenant in (None, key[0])]
+            parts = self._selected(partition, tenant)
             episodes = [e for e in self._episodes.values() if partition in (None, e.episode.scope.partition)
                         and tenant in (None, e.episode.scope.tenant)]  # fmt: skip
             records = [r.record for p in parts for r in p.rows.values()]
             return {
                 "memories": len({r.id for r in records}),
                 "versions": len(records),
-                "current": sum(1 for r in records if r.retired_at is None and r.status == Status.ACTIVE),
+                "current": sum(1 for r in records if _is_current(r)),
                 "episodes": len(episodes),
                 "pending_episodes": sum(1 for e in episodes if e.status != "done"),
                 "journal": sum(len(p.journal) for p in parts),
@@ -370,13 +374,15 @@ class InMemoryStore:
     ) -> dict[str, Any]:
         """Nothing is derived here (search is exact over the rows); reports what an index would hold."""
         with self._lock:
-            parts = [p for key, p in self._parts.items() if partition in (None, key) and tenant in (None, key[0])
-                     and any(r.vector is not None for r in p.rows.values())]  # fmt: skip
-            vectors = sum(1 for p in parts for r in p.rows.values() if r.vector is not None
-                          and r.record.retired_at is None and r.record.status == Status.ACTIVE)  # fmt: skip
+            parts = [p for p in self._selected(partition, tenant) if any(r.vector is not None for r in p.rows.values())]
+            vectors = sum(1 for p in parts for r in p.rows.values() if r.vector is not None and _is_current(r.record))
         if progress is not None and vectors:
             progress(vectors)
         return {"partitions": len(parts), "vectors": vectors, "keyword_index": "unchanged"}
+
+    def _selected(self, partition: Partition | None, tenant: str | None) -> list[_Partition]:
+        """One partition, or every partition (of one tenant). The caller holds the lock."""
+        return [p for key, p in self._parts.items() if partition in (None, key) and tenant in (None, key[0])]
 
     def check(self) -> list[str]:
         """Invariant violations found (empty when healthy)."""

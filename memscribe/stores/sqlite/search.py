@@ -46,7 +46,8 @@ class SearchMixin:
             terms, rarest = self._selective_terms(terms)
             # The partition token narrows the match when the partition is the smaller set; when it is not (one
             # user holding most of the store), reading its long doclist costs more than the row filter below.
-            narrower = not rarest or self._matches_at_most(part, rarest)
+            # The partition is already known to exceed the budget, so only a rarest word past it can be larger.
+            narrower = not rarest or (rarest > MATCHED_DOCS_BUDGET and self._matches_at_most(part, rarest))
             # When even the rarest word matches more documents than the budget, BM25 cannot tell them apart
             # in useful time: take the newest matches.
             ranked = rarest <= MATCHED_DOCS_BUDGET

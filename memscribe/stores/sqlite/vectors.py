@@ -73,10 +73,9 @@ class VectorCache:
     ) -> int:
         """Build the partition's index afresh from SQLite, save it, and return its size. ``progress`` is
         called with the number of vectors added after each batch."""
-        entry = _Entry(AutoIndex(dim), 0)
-        with entry.lock:
-            self._sync(conn, partition, entry, progress)
-            self._save(partition, entry)
+        entry = _Entry(AutoIndex(dim), 0)  # private until published below: no lock needed to fill it
+        self._sync(conn, partition, entry, progress)
+        self._save(partition, entry)
         with self._lock:
             self._entries[partition] = entry
         return len(entry.index)
