@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from memscribe.cli.main import cli
-from memscribe.cli.settings import ENV_VARS
+from memscribe.settings import ENV_VARS
 from memscribe.errors import ERROR_TABLE
 
 ROOT = Path(__file__).resolve().parents[1]

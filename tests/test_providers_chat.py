@@ -159,7 +159,7 @@ def test_pydantic_models_work_as_schemas() -> None:
 
 def test_presets_cover_the_planned_providers() -> None:
     expected = {"vllm", "sglang", "ollama", "lmstudio", "llamacpp", "openai", "openrouter", "deepseek"}
-    assert expected | {"hunyuan", "anthropic"} == set(PRESETS)
+    assert expected | {"hunyuan", "anthropic", "openai-compatible"} == set(PRESETS)
 
 
 @pytest.mark.parametrize(

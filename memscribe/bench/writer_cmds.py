@@ -23,7 +23,7 @@ _LOCOMO_KEYS = ("recall_any@1", "recall_all@5", "recall_all@10", "contain@10")
 
 def _configured_chat() -> Any:
     """The model from the root command's --llm / MEMSCRIBE_LLM settings, or None."""
-    from memscribe.cli.settings import memory_config
+    from memscribe.settings import memory_config
     from memscribe.engine.memory import chat_factory
 
     settings = getattr(click.get_current_context().find_root().obj, "settings", None)

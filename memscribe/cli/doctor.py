@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from memscribe.cli.output import emit, plain
-from memscribe.cli.settings import Settings
+from memscribe.settings import Settings
 from memscribe.cli.state import CliState, json_option, pass_state
 from memscribe.errors import MemscribeError
 
@@ -104,7 +104,7 @@ def _index_files(store: SQLiteStore) -> tuple[str, str]:
 
 
 def _writer(settings: Settings) -> tuple[str, str]:
-    from memscribe.cli.settings import memory_config
+    from memscribe.settings import memory_config
     from memscribe.engine.memory import chat_factory
     from memscribe.engine.writers import make_writer
 
@@ -122,7 +122,7 @@ MODEL_PROBE_SCHEMA = {
 
 def _model(settings: Settings) -> tuple[str, str]:
     """Is the configured model reachable, and does structured (JSON-schema) output work?"""
-    from memscribe.cli.settings import memory_config
+    from memscribe.settings import memory_config
     from memscribe.engine.memory import chat_factory
     from memscribe.errors import ModelOutputError
 

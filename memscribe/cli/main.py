@@ -18,7 +18,7 @@ from memscribe.cli import admin_cmds, memory_cmds
 from memscribe.cli.bench_cmds import bench_group
 from memscribe.cli.doctor import doctor_cmd
 from memscribe.cli.output import report_error
-from memscribe.cli.settings import resolve_settings
+from memscribe.settings import resolve_settings
 from memscribe.cli.state import CliState
 from memscribe.errors import MemscribeError
 from memscribe.mcp.cli import register as register_mcp

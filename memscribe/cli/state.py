@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from memscribe.cli.settings import Settings, open_memory
+from memscribe.settings import Settings, open_memory
 from memscribe.errors import ScopeError
 
 if TYPE_CHECKING:

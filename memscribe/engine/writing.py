@@ -14,8 +14,8 @@ from memscribe.engine.candidates import EmbeddingCache, StoreCandidates
 from memscribe.engine.core import Core
 from memscribe.errors import InvalidInput, MemscribeError, NotFound, WriteConflict, WriterError
 from memscribe.stores.ports import Changeset
-from memscribe.write.plan import plan_changes
-from memscribe.write.ports import WriteContext, writer_rejections
+from memscribe.write.plan import explain_messages, plan_changes
+from memscribe.write.ports import WriteContext, writer_rejections, writer_skips
 
 __all__ = [
     "Proposal",
@@ -132,11 +132,12 @@ def commit_ops(
             found = core.store.get(partition, op.target)
             if found is not None:
                 targets[op.target] = found
+    writer_name = writer or core.writer.name
     plan = plan_changes(
         episode,
         ops,
         targets,
-        writer=writer or core.writer.name,
+        writer=writer_name,
         model_id=core.embedder.model_id,
         now=now,
         writer_rejections=writer_rejections(ops),
@@ -153,7 +154,8 @@ def commit_ops(
     )
     if not core.store.apply(changes):
         return results_from_journal(core, episode)
-    return {"results": plan.results, "episode_id": episode.id, "status": "done"}
+    messages = explain_messages(episode, plan, writer=writer_name, skipped=writer_skips(ops))
+    return {"results": plan.results, "messages": messages, "episode_id": episode.id, "status": "done"}
 
 
 def replan_on_conflict(core: Core, attempt: Callable[[], dict[str, Any]]) -> dict[str, Any]:
@@ -185,8 +187,14 @@ def results_from_journal(core: Core, episode: Episode) -> dict[str, Any]:
         text = next((v.text for v in versions if v.version_id == entry.version_id), None)
         if text is None and versions:
             text = versions[-1].text
-        results.append({"id": entry.memory_id, "memory": text or "", "event": entry.kind.value})
-    return {"results": results, "episode_id": episode.id, "status": "done", "duplicate": True}
+        results.append({"id": entry.memory_id, "memory": text or "", "event": entry.kind.value,
+                        "reason": entry.reason, "messages": []})  # fmt: skip
+    messages = [
+        {"index": i, "role": m.role, "outcome": "skipped", "memory_ids": [],
+         "reason": "this episode was already written (same content or idempotency key); nothing changed"}
+        for i, m in enumerate(episode.messages)
+    ]  # fmt: skip
+    return {"results": results, "messages": messages, "episode_id": episode.id, "status": "done", "duplicate": True}
 
 
 def manual_episode(core: Core, memory_id: str, user_id: object, text: str, operation: str) -> Episode:

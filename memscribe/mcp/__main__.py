@@ -12,7 +12,7 @@ from memscribe.mcp.cli import mcp
 
 
 def main() -> None:
-    from memscribe.cli.settings import resolve_settings
+    from memscribe.settings import resolve_settings
 
     context = click.Context(click.Group("memscribe-mcp"), obj=SimpleNamespace(settings=resolve_settings({})))
     try:

@@ -69,6 +69,13 @@ PRESETS: Mapping[str, Preset] = MappingProxyType(
                 "structured='guided_json' for pre-0.12 forks that only read guided_json. "
                 "Serves a self-hosted Hy-Memory-30B-A3B.",
             ),
+            Preset(
+                "openai-compatible",
+                "http://localhost:8000/v1",
+                None,
+                notes="any server speaking OpenAI's chat API; name it with --llm-base-url. Its key, if it "
+                "needs one, comes only from MEMSCRIBE_LLM_API_KEY.",
+            ),
             Preset("sglang", "http://localhost:30000/v1", "SGLANG_API_KEY"),
             Preset(
                 "ollama",

@@ -21,7 +21,7 @@ def main(
     ctx: click.Context, home: str | None, db: str | None, writer: str | None, embedder: str | None
 ) -> None:
     """memscribe's REST server."""
-    from memscribe.cli.settings import resolve_settings
+    from memscribe.settings import resolve_settings
 
     flags = {"home": home, "db": db, "writer": writer, "embedder": embedder}
     ctx.obj = SimpleNamespace(settings=resolve_settings(flags))

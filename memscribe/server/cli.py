@@ -1,20 +1,25 @@
 """``memscribe serve`` and ``memscribe keys create|list|revoke``, added to a click group by :func:`register`.
 
-The store, writer and embedder come from the root group's settings when it carries them (``ctx.obj.settings``,
-the CLI's resolved flags and ``MEMSCRIBE_*`` variables), else from the environment directly.
+The store, writer, embedder and model come from :mod:`memscribe.settings` (the root group's resolved flags,
+``MEMSCRIBE_*`` variables and config file), with ``serve``'s own ``--writer/--embedder/--llm/--llm-base-url``
+on top, so ``memscribe serve --writer pro --llm vllm:Qwen/Qwen3-8B`` serves the LLM writer.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 
 from memscribe.server.settings import DEFAULT_PORT, MiB
+from memscribe.settings import Settings, memory_config, override, require_extra, resolve_settings
 
-__all__ = ["ENV_VARS", "register"]
+__all__ = ["ENV_VARS", "register", "writer_options"]
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 # Environment variables these commands read (documented with the CLI's own).
 ENV_VARS = {
@@ -22,20 +27,31 @@ ENV_VARS = {
 }
 
 
-def _store(ctx: click.Context) -> tuple[Path, str, str]:
-    """(database path, writer, embedder) from the root group's settings, or resolved here."""
+def writer_options(fn: F) -> F:
+    """``--writer``, ``--embedder``, ``--llm`` and ``--llm-base-url`` on a command (they beat the root's)."""
+    for name, text in reversed((
+        ("--writer", "Memory writer: lite, raw, pro, ultra, ... (default: the root option, $MEMSCRIBE_WRITER)."),
+        ("--embedder", "Embedder: local or hash[:dim] (default: the root option, $MEMSCRIBE_EMBEDDER)."),
+        ("--llm", "Model for the LLM writers, provider:model (default: $MEMSCRIBE_LLM)."),
+        ("--llm-base-url", "Model server URL (default: $MEMSCRIBE_LLM_BASE_URL or the provider's)."),
+    )):  # fmt: skip
+        fn = click.option(name, default=None, help=text)(fn)
+    return fn
+
+
+def command_settings(ctx: click.Context, **flags: str | None) -> Settings:
+    """The root group's settings (or, run standalone, the environment's) with this command's flags on top."""
     settings = getattr(ctx.find_root().obj, "settings", None)
     if settings is None:
-        from memscribe.cli.settings import resolve_settings
-
         settings = resolve_settings({})
-    return Path(str(settings.db.value)), str(settings.writer.value), str(settings.embedder.value)
+    return override(settings, flags)
 
 
 def _keys(ctx: click.Context, keys_file: str | None) -> Any:
     from memscribe.server.keys import KeyStore
 
-    return KeyStore(Path(keys_file) if keys_file else _store(ctx)[0].parent / "keys.db")
+    db = Path(str(command_settings(ctx).db.value))
+    return KeyStore(Path(keys_file) if keys_file else db.parent / "keys.db")
 
 
 @click.command("serve")
@@ -51,24 +67,31 @@ def _keys(ctx: click.Context, keys_file: str | None) -> Any:
 )
 @click.option("--keys-file", default=None, help="API key database (default: keys.db beside the store).")
 @click.option("--log-level", default="info", type=click.Choice(["debug", "info", "warning", "error"]))
+@writer_options
 @click.pass_context
 def serve(
     ctx: click.Context, host: str, port: int, no_auth: bool, admin_key: str | None,
     cors_origins: tuple[str, ...], max_body: int, keys_file: str | None, log_level: str,
+    writer: str | None, embedder: str | None, llm: str | None, llm_base_url: str | None,
 ) -> None:  # fmt: skip
     """Serve the REST API (and mem0-compatible routes) with uvicorn."""
+    require_extra("fastapi", "memscribe serve")
+    require_extra("uvicorn", "memscribe serve")
     import uvicorn
 
     from memscribe.server.app import create_app
     from memscribe.server.logs import configure_logging
     from memscribe.server.settings import ServerSettings
 
-    db, writer, embedder = _store(ctx)
+    chosen = command_settings(ctx, writer=writer, embedder=embedder, llm=llm, llm_base_url=llm_base_url)
+    config = memory_config(chosen)
     configure_logging(log_level)
     settings = ServerSettings(
-        store_path=db, host=host, port=port, keys_path=Path(keys_file) if keys_file else None,
-        admin_key=admin_key or None, no_auth=no_auth, writer=writer, embedder=embedder,
-        cors_origins=cors_origins, max_body_bytes=max_body, max_import_bytes=max(max_body, 256 * MiB),
+        store_path=Path(str(chosen.db.value)), host=host, port=port,
+        keys_path=Path(keys_file) if keys_file else None, admin_key=admin_key or None, no_auth=no_auth,
+        default_tenant=config.tenant, writer=config.writer, embedder=config.embedder, cors_origins=cors_origins,
+        max_body_bytes=max_body, max_import_bytes=max(max_body, 256 * MiB), llm=config.llm,
+        llm_base_url=config.llm_base_url, llm_api_key=config.llm_api_key,
     )  # fmt: skip
     uvicorn.run(create_app(settings), host=host, port=port, log_config=None, access_log=False)
 
@@ -99,9 +122,9 @@ def keys_create(ctx: click.Context, tenant: str, name: str, keys_file: str | Non
 @_keys_file
 @click.pass_context
 def keys_list(ctx: click.Context, tenant: str | None, keys_file: str | None) -> None:
-    """List keys as JSON lines (never the secrets)."""
-    for key in _keys(ctx, keys_file).list(tenant):
-        click.echo(json.dumps(vars(key)))
+    """List keys as one JSON document, ``{"keys": [...]}`` (never the secrets)."""
+    found = [vars(key) for key in _keys(ctx, keys_file).list(tenant)]
+    click.echo(json.dumps({"keys": found}, indent=2))
 
 
 @keys.command("revoke")

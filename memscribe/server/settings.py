@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import ipaddress
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from memscribe.config import MemoryConfig
 from memscribe.errors import ConfigError
+from memscribe.settings import is_loopback
 
 __all__ = ["DEFAULT_PORT", "MiB", "ServerSettings", "is_loopback"]
 
@@ -14,22 +15,13 @@ DEFAULT_PORT = 8765
 MiB = 1024 * 1024  # bytes
 
 
-def is_loopback(host: str) -> bool:
-    """True for ``localhost`` and loopback addresses (127.0.0.0/8, ::1)."""
-    if host.strip().lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
 @dataclass(frozen=True)
 class ServerSettings:
     """How the REST server is put together.
 
     ``keys_path`` defaults to ``keys.db`` beside the store. ``no_auth`` serves one tenant
-    (``default_tenant``) without keys and is refused unless ``host`` is a loopback address.
+    (``default_tenant``) without keys and is refused unless ``host`` is a loopback address. ``llm`` and
+    its URL and key are what the LLM writers (``pro``, ``ultra``) write with.
     """
 
     store_path: Path
@@ -45,6 +37,9 @@ class ServerSettings:
     max_body_bytes: int = 2 * MiB
     max_import_bytes: int = 256 * MiB
     latency_window: int = 1024  # recent requests per route kept for latency percentiles
+    llm: str | None = None  # "provider:model" for the LLM writers
+    llm_base_url: str | None = None
+    llm_api_key: str | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if self.no_auth and not is_loopback(self.host):
@@ -53,6 +48,13 @@ class ServerSettings:
             raise ConfigError("the admin key must be at least 16 characters")
         if self.max_body_bytes < 1024 or self.max_import_bytes < self.max_body_bytes:
             raise ConfigError("max_body_bytes must be >= 1024 and max_import_bytes >= max_body_bytes")
+
+    def memory_config(self) -> MemoryConfig:
+        """The library configuration every tenant's Memory is built with (store and embedder are shared)."""
+        return MemoryConfig(
+            path=self.store_path, tenant=self.default_tenant, writer=self.writer, embedder=self.embedder,
+            llm=self.llm, llm_base_url=self.llm_base_url, llm_api_key=self.llm_api_key,
+        )  # fmt: skip
 
     @property
     def resolved_keys_path(self) -> Path:

@@ -47,7 +47,10 @@ class TenantPool:
                     from memscribe.engine.memory import Memory
 
                     store, embedder = self._shared()
-                    memory = Memory(store=store, embedder=embedder, writer=name, tenant=tenant)
+                    memory = Memory(
+                        config=self.settings.memory_config(), store=store, embedder=embedder, writer=name,
+                        tenant=tenant,
+                    )  # fmt: skip
                     self._memories[key] = memory
         return memory
 

@@ -24,7 +24,16 @@ from memscribe.core.records import (
     Status,
 )
 
-__all__ = ["Plan", "plan_changes"]
+__all__ = ["OUTCOMES", "Plan", "explain_messages", "plan_changes"]
+
+# What happened to a message, by the operation that used it (strongest first when several did).
+OUTCOMES = {
+    OpKind.SUPERSEDE: "superseded",
+    OpKind.UPDATE: "updated",
+    OpKind.DELETE: "deleted",
+    OpKind.ADD: "stored",
+    OpKind.NOOP: "merged",
+}
 
 
 @dataclass
@@ -36,6 +45,7 @@ class Plan:
     retire: list[tuple[str, datetime]] = field(default_factory=list)
     journal: list[JournalEntry] = field(default_factory=list)
     results: list[dict[str, Any]] = field(default_factory=list)
+    rejected: list[tuple[Operation, str]] = field(default_factory=list)
 
     @property
     def texts_to_embed(self) -> list[str]:
@@ -56,12 +66,16 @@ def plan_changes(
     ``writer_rejections`` are proposals the writer refused itself, journaled as rejected."""
     plan = Plan()
     for op, why in writer_rejections:
-        _journal(plan, episode, op, writer, now, accepted=False, reason=f"rejected by writer: {why} ({op.reason})")
+        reason = f"rejected by writer: {why} ({op.reason})"
+        _journal(plan, episode, op, writer, now, accepted=False, reason=reason)
+        plan.rejected.append((op, reason))
     current = dict(targets)
     for op in operations:
         error = _violation(op, current, episode)
         if error:
-            _journal(plan, episode, op, writer, now, accepted=False, reason=f"rejected: {error} ({op.reason})")
+            reason = f"rejected: {error} ({op.reason})"
+            _journal(plan, episode, op, writer, now, accepted=False, reason=reason)
+            plan.rejected.append((op, reason))
             continue
         _apply(plan, episode, op, current, writer, model_id, now)
     return plan
@@ -110,7 +124,7 @@ def _apply(
     if op.kind == OpKind.NOOP:
         assert target is not None
         _journal(plan, episode, op, writer, now, memory=target)
-        plan.results.append(_result(target, "NOOP"))
+        plan.results.append(_result(target, "NOOP", op))
         return
     if op.kind == OpKind.ADD:
         assert op.draft is not None
@@ -124,7 +138,7 @@ def _apply(
             )
         _insert(plan, record)
         _journal(plan, episode, op, writer, now, memory=record)
-        plan.results.append(_result(record, "ADD"))
+        plan.results.append(_result(record, "ADD", op))
         return
     assert target is not None
     _retire(plan, target, now)
@@ -135,14 +149,14 @@ def _apply(
         record = replace(record, supersedes=target.supersedes)
         _insert(plan, record, reuse=target if record.text == target.text else None)
         current[target.id] = record
-        plan.results.append({**_result(record, "UPDATE"), "previous_memory": target.text})
+        plan.results.append({**_result(record, "UPDATE", op), "previous_memory": target.text})
         _journal(plan, episode, op, writer, now, memory=record)
         return
     if op.kind == OpKind.DELETE:
         gone = _successor(target, now, status=Status.DELETED)
         _insert(plan, gone, reuse=target)
         current.pop(target.id, None)
-        plan.results.append(_result(gone, "DELETE"))
+        plan.results.append(_result(gone, "DELETE", op))
         _journal(plan, episode, op, writer, now, memory=gone)
         return
     assert op.draft is not None  # SUPERSEDE
@@ -153,7 +167,9 @@ def _apply(
     _insert(plan, record)
     current.pop(target.id, None)
     current[record.id] = record
-    plan.results.append({**_result(record, "SUPERSEDE"), "previous_memory": target.text, "supersedes": target.id})
+    plan.results.append(
+        {**_result(record, "SUPERSEDE", op), "previous_memory": target.text, "supersedes": target.id}
+    )
     _journal(plan, episode, op, writer, now, memory=record)
 
 
@@ -263,5 +279,52 @@ def _journal(
     )
 
 
-def _result(record: MemoryRecord, event: str) -> dict[str, Any]:
-    return {"id": record.id, "memory": record.text, "event": event}
+def _result(record: MemoryRecord, event: str, op: Operation) -> dict[str, Any]:
+    indices = list(op.draft.message_indices) if op.draft is not None else []
+    return {"id": record.id, "memory": record.text, "event": event, "reason": op.reason, "messages": indices}
+
+
+def _skip_reason(text: str, role: str, writer: str) -> str:
+    """A writer-neutral account of why a message left no memory, for writers that give none."""
+    bare = text.strip()
+    if not bare:
+        return "empty"
+    if role in ("system", "tool"):
+        return f"a {role} message"
+    if bare.endswith("?"):
+        return "a question"
+    if len(bare.split()) < 3:
+        return "filler: too short to hold a fact"
+    return f"the {writer} writer found nothing worth remembering in it"
+
+
+def explain_messages(
+    episode: Episode, plan: Plan, *, writer: str, skipped: Sequence[tuple[int, str]] = ()
+) -> list[dict[str, Any]]:
+    """What happened to each message of the episode and why: stored, merged (already known), updated,
+    superseded, deleted, rejected (with the engine's or the writer's reason) or skipped (with the writer's
+    reason from ``skipped``, else a neutral one). Operations that name no message are credited to the only
+    message of a one-message episode."""
+    rank = list(OUTCOMES.values())
+    found: dict[int, list[tuple[str, str, str | None]]] = {}
+    only = [0] if len(episode.messages) == 1 else []
+    for result in plan.results:
+        for index in result["messages"] or only:
+            found.setdefault(index, []).append((OUTCOMES[OpKind(result["event"])], result["reason"], result["id"]))
+    for op, reason in plan.rejected:
+        for index in (list(op.draft.message_indices) if op.draft else []) or only:
+            found.setdefault(index, []).append(("rejected", reason, None))
+    writer_says = dict(skipped)
+    out = []
+    for index, message in enumerate(episode.messages):
+        entries = found.get(index, [])
+        if not entries:
+            why = writer_says.get(index) or _skip_reason(message.content, message.role, writer)
+            out.append({"index": index, "role": message.role, "outcome": "skipped", "reason": why, "memory_ids": []})
+            continue
+        best = min(entries, key=lambda e: rank.index(e[0]) if e[0] in rank else len(rank))
+        out.append({
+            "index": index, "role": message.role, "outcome": best[0], "reason": best[1],
+            "memory_ids": list(dict.fromkeys(e[2] for e in entries if e[2])),
+        })  # fmt: skip
+    return out

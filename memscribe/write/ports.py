@@ -13,7 +13,7 @@ from typing import Protocol, runtime_checkable
 from memscribe.core.clock import Clock
 from memscribe.core.records import Episode, MemoryRecord, Operation
 
-__all__ = ["CandidateSource", "WriteContext", "Writer", "writer_rejections"]
+__all__ = ["CandidateSource", "WriteContext", "Writer", "writer_rejections", "writer_skips"]
 
 
 class CandidateSource(Protocol):
@@ -62,3 +62,16 @@ def writer_rejections(ops: Sequence[Operation]) -> list[tuple[Operation, str]]:
         for r in getattr(ops, "rejections", ())
         if not getattr(r, "journaled", False) and getattr(r, "operation", None) is not None
     ]
+
+
+def writer_skips(ops: Sequence[Operation]) -> list[tuple[int, str]]:
+    """Messages a writer read and chose not to remember, with its reason ("filler", "a question", ...).
+
+    A writer reports them on the list it returns, as ``ops.skipped``: ``(message_index, why)`` pairs. They
+    reach the caller in the add result's ``messages``; a writer that reports none gets a neutral reason."""
+    out = []
+    for item in getattr(ops, "skipped", ()):
+        index, why = item
+        if isinstance(index, int) and isinstance(why, str):
+            out.append((index, why))
+    return out
