@@ -15,8 +15,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from memscribe.cli.main import cli
-from memscribe.settings import ENV_VARS
 from memscribe.errors import ERROR_TABLE
+from memscribe.settings import ENV_VARS
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs" / "cli.md"

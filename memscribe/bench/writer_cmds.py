@@ -23,8 +23,8 @@ _LOCOMO_KEYS = ("recall_any@1", "recall_all@5", "recall_all@10", "contain@10")
 
 def _configured_chat() -> Any:
     """The model from the root command's --llm / MEMSCRIBE_LLM settings, or None."""
-    from memscribe.settings import memory_config
     from memscribe.engine.memory import chat_factory
+    from memscribe.settings import memory_config
 
     settings = getattr(click.get_current_context().find_root().obj, "settings", None)
     factory = chat_factory(memory_config(settings)) if settings is not None else None

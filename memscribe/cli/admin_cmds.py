@@ -9,9 +9,9 @@ from typing import IO, TYPE_CHECKING, Any
 import click
 
 from memscribe.cli.output import emit, pairs_table, progress_bar
-from memscribe.settings import ENV_VARS
 from memscribe.cli.state import CliState, json_option, pass_state, user_option
 from memscribe.errors import InvalidInput
+from memscribe.settings import ENV_VARS
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from memscribe.cli.output import emit, plain
-from memscribe.settings import Settings
 from memscribe.cli.state import CliState, json_option, pass_state
 from memscribe.errors import MemscribeError
+from memscribe.settings import Settings
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -104,9 +104,9 @@ def _index_files(store: SQLiteStore) -> tuple[str, str]:
 
 
 def _writer(settings: Settings) -> tuple[str, str]:
-    from memscribe.settings import memory_config
     from memscribe.engine.memory import chat_factory
     from memscribe.engine.writers import make_writer
+    from memscribe.settings import memory_config
 
     writer = make_writer(settings.writer.value or "", chat_factory=chat_factory(memory_config(settings)))
     return "ok", f"{writer.name} v{writer.version}"
@@ -122,9 +122,9 @@ MODEL_PROBE_SCHEMA = {
 
 def _model(settings: Settings) -> tuple[str, str]:
     """Is the configured model reachable, and does structured (JSON-schema) output work?"""
-    from memscribe.settings import memory_config
     from memscribe.engine.memory import chat_factory
     from memscribe.errors import ModelOutputError
+    from memscribe.settings import memory_config
 
     factory = chat_factory(memory_config(settings))
     if factory is None:

@@ -18,11 +18,11 @@ from memscribe.cli import admin_cmds, memory_cmds
 from memscribe.cli.bench_cmds import bench_group
 from memscribe.cli.doctor import doctor_cmd
 from memscribe.cli.output import report_error
-from memscribe.settings import resolve_settings
 from memscribe.cli.state import CliState
 from memscribe.errors import MemscribeError
 from memscribe.mcp.cli import register as register_mcp
 from memscribe.server.cli import register as register_server
+from memscribe.settings import resolve_settings
 
 __all__ = ["cli", "main"]
 

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from memscribe.settings import Settings, open_memory
 from memscribe.errors import ScopeError
+from memscribe.settings import Settings, open_memory
 
 if TYPE_CHECKING:
     from memscribe.engine.memory import Memory

@@ -179,7 +179,7 @@ def process_episode(core: Core, episode: Episode, *, require_pending: bool = Tru
 def results_from_journal(core: Core, episode: Episode) -> dict[str, Any]:
     """The results of an episode applied earlier (idempotent re-add)."""
     partition = episode.scope.partition
-    results = []
+    results: list[dict[str, Any]] = []
     for entry in core.store.journal(partition, episode_id=episode.id):
         if not entry.accepted or entry.memory_id is None:
             continue

@@ -12,11 +12,15 @@ from __future__ import annotations
 import getpass
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from memscribe.errors import ConfigError, MemscribeError, ScopeError
 from memscribe.settings import Settings, is_loopback, memory_config, override, require_extra, resolve_settings
+
+if TYPE_CHECKING:
+    from memscribe.engine.memory import Memory
 
 __all__ = ["DEFAULT_MCP_PORT", "ENV_VARS", "git_root", "register"]
 
@@ -80,6 +84,8 @@ def mcp(
     if transport == "http" and not is_loopback(host):
         raise ConfigError(f"the MCP server has no authentication; bind a loopback address, not {host!r}")
     flags = {"writer": writer, "embedder": embedder, "llm": llm, "llm_base_url": llm_base_url}
+    memory: Memory | None
+    server: Any
     try:
         root = getattr(ctx.find_root().obj, "settings", None)
         settings = override(root if root is not None else resolve_settings({}), flags)
@@ -102,7 +108,7 @@ def mcp(
             memory.close()
 
 
-def _build(settings: Settings, user_id: str, project: str | None) -> tuple[object, object]:
+def _build(settings: Settings, user_id: str, project: str | None) -> tuple[Any, Memory]:
     from memscribe.engine.memory import Memory
     from memscribe.mcp.server import McpScope, build_server
 
