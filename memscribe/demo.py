@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from memscribe.engine.memory import Memory
+    from memscribe.types import HistoryEntry
 
 __all__ = ["load_sample", "main", "run_demo"]
 
@@ -53,7 +54,7 @@ def _ingest(memory: Memory, sample: dict[str, Any], out: Console) -> dict[str, s
             session["messages"], user_id=sample["user_id"], agent_id=sample.get("agent_id"),
             session_id=session["session_id"], timestamp=session["timestamp"], source="demo",
         )  # fmt: skip
-        sessions[result["episode_id"]] = session["session_id"]
+        sessions[str(result.get("episode_id"))] = session["session_id"]
         events = Counter(row["event"] for row in result["results"])
         summary = ", ".join(f"{n} {event}" for event, n in sorted(events.items())) or "nothing new"
         if result.get("duplicate"):
@@ -93,7 +94,7 @@ def _searches(
         out.print(table)
 
 
-def _chain(memory: Memory, sample: dict[str, Any]) -> list[dict[str, Any]] | None:
+def _chain(memory: Memory, sample: dict[str, Any]) -> list[HistoryEntry] | None:
     """The longest version chain among the hits for the history query, then among all memories."""
     user = sample["user_id"]
     hits = memory.search(sample["history_query"], user_id=user, limit=5)["results"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -103,7 +104,7 @@ def stats_cmd(state: CliState, user: str | None) -> None:
     emit(state.json, data, lambda out: out.print(pairs_table(_human_stats(data), title="store")))
 
 
-def _human_stats(data: dict[str, Any]) -> list[tuple[str, object]]:
+def _human_stats(data: Mapping[str, Any]) -> list[tuple[str, object]]:
     rows: list[tuple[str, object]] = []
     for key, value in data.items():
         if key == "bytes":

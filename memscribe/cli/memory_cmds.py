@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Mapping, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
 import click
@@ -155,13 +156,13 @@ def history_cmd(state: CliState, memory_id: str, user: str | None) -> None:
     emit(state.json, versions, lambda out: out.print(history_table(versions)))
 
 
-def _version_status(v: dict[str, Any]) -> str:
+def _version_status(v: Mapping[str, Any]) -> str:
     if v["status"] == "active":
         return "retired" if v["retired_at"] else "current"
     return str(v["status"])
 
 
-def history_table(versions: list[dict[str, Any]]) -> Any:
+def history_table(versions: Sequence[Mapping[str, Any]]) -> Any:
     """A version chain: when each version was true (valid) and when the store held it (recorded)."""
     from rich.table import Table
 
@@ -190,7 +191,7 @@ def why_cmd(state: CliState, memory_id: str, user: str | None) -> None:
     emit(state.json, result, lambda out: _render_why(out, result))
 
 
-def _render_why(out: Console, result: dict[str, Any]) -> None:
+def _render_why(out: Console, result: Mapping[str, Any]) -> None:
     from rich.table import Table
 
     out.print(plain(f"{result['memory']['memory']}"), style="bold")

@@ -6,7 +6,7 @@ import builtins
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from memscribe.config import MemoryConfig
 from memscribe.core.clock import Clock, SystemClock
@@ -18,9 +18,32 @@ from memscribe.errors import InvalidInput, NotFound
 from memscribe.providers.chat import ChatModel
 from memscribe.providers.ports import Embedder
 from memscribe.stores.ports import Store
+from memscribe.types import (
+    AddResult,
+    ConsolidateResult,
+    ForgetResult,
+    HistoryEntry,
+    ImportResult,
+    ListResult,
+    MemoryItem,
+    PurgeResult,
+    ReindexResult,
+    ReplayResult,
+    SearchResult,
+    StatsResult,
+    WhyResult,
+)
 from memscribe.write.ports import Writer
 
 __all__ = ["Memory", "build_core"]
+
+
+def _limit(limit: int | None, top_k: int | None, default: int) -> int:
+    """``limit``, else mem0's ``top_k``, else the default; both given must agree."""
+    if limit is not None and top_k is not None and limit != top_k:
+        raise InvalidInput(f"limit {limit!r} and top_k {top_k!r} disagree; pass one")
+    chosen = limit if limit is not None else top_k
+    return default if chosen is None else chosen
 
 
 def build_core(
@@ -107,7 +130,7 @@ class Memory:
         self,
         messages: object,
         *,
-        user_id: object,
+        user_id: object = None,
         agent_id: object = None,
         session_id: object = None,
         project: object = None,
@@ -116,21 +139,39 @@ class Memory:
         metadata: Mapping[str, Any] | None = None,
         idempotency_key: str | None = None,
         wait: bool = True,
-    ) -> dict[str, Any]:
-        """Store the episode durably, then (with ``wait``) write its memories and return the operations."""
+        run_id: object = None,
+        infer: bool = True,
+    ) -> AddResult:
+        """Store the episode durably, then (with ``wait``) write its memories and return what happened.
+
+        ``messages`` is a string (one user message), one message dict or a list of them (role, content,
+        optional name, timestamp, tool_calls). The result's ``results`` are the operations applied (ADD,
+        UPDATE, SUPERSEDE, DELETE, NOOP, each with its reason) and ``messages`` says per message what
+        happened and why (stored, merged, updated, superseded, deleted, rejected, skipped). mem0 spellings
+        work: ``run_id`` is ``session_id``; ``infer=False`` stores the messages as they are (raw writer).
+        With ``wait=False`` it returns at once with ``status: "pending"``."""
         episode = writing.prepare_episode(
-            self._core, messages, user_id=user_id, agent_id=agent_id, session_id=session_id, project=project,
-            timestamp=timestamp, source=source, metadata=metadata, idempotency_key=idempotency_key,
+            self._core, messages, user_id=user_id, agent_id=agent_id, session_id=session_id or run_id,
+            project=project, timestamp=timestamp, source=source, metadata=metadata, idempotency_key=idempotency_key,
         )  # fmt: skip
         self._recover()
         state = self._core.store.put_episode(episode)
         if state.status == "done":
             stored = self._core.store.get_episode(episode.scope.partition, state.episode_id) or episode
-            return writing.results_from_journal(self._core, stored)
+            return cast(AddResult, writing.results_from_journal(self._core, stored))
+        if not infer:
+            return cast(AddResult, writing.process_episode(self._raw_core(), episode))
         if not wait:
             self._kick_worker()
-            return {"results": [], "episode_id": state.episode_id, "status": "pending"}
-        return self._process(episode)
+            return {"results": [], "messages": [], "episode_id": state.episode_id, "status": "pending"}
+        return cast(AddResult, self._process(episode))
+
+    def _raw_core(self) -> Core:
+        from dataclasses import replace as dc_replace
+
+        from memscribe.engine.writers import make_writer
+
+        return dc_replace(self._core, writer=make_writer("raw"))
 
     def _process(self, episode: Any) -> dict[str, Any]:
         result = writing.process_episode(self._core, episode)
@@ -178,39 +219,46 @@ class Memory:
             worker.join(timeout)
         self.process_pending()
 
-    def update(self, memory_id: str, text: str, *, user_id: object = None) -> dict[str, Any]:
+    def update(self, memory_id: str, text: str, *, user_id: object = None) -> AddResult:
+        """Replace a memory's text with a new version (the old one stays in its history), journaled as a
+        caller's edit."""
         if not isinstance(text, str) or not text.strip():
             raise InvalidInput("text must be a non-empty string")
         episode = writing.manual_episode(self._core, memory_id, user_id, text, "update")
         return self._manual(episode, memory_id, "update")
 
-    def delete(self, memory_id: str, *, user_id: object = None) -> dict[str, Any]:
+    def delete(self, memory_id: str, *, user_id: object = None) -> AddResult:
+        """Retract a memory: it stops being current but stays in history (``forget`` erases it for good)."""
         episode = writing.manual_episode(self._core, memory_id, user_id, f"delete memory {memory_id}", "delete")
         return self._manual(episode, memory_id, "delete")
 
-    def _manual(self, episode: Any, memory_id: str, operation: str) -> dict[str, Any]:
+    def _manual(self, episode: Any, memory_id: str, operation: str) -> AddResult:
         self._core.store.put_episode(episode)
         ops = writing.manual_ops(self._core, episode, memory_id, operation)
         proposal = (ops, EmbeddingCache(self._core), self._core.clock.now())
-        return writing.commit_ops(self._core, episode, proposal, require_pending=False, writer="api")
+        return cast(
+            AddResult, writing.commit_ops(self._core, episode, proposal, require_pending=False, writer="api")
+        )
 
-    def forget(self, query_or_id: str, *, user_id: object = None, limit: int = 5) -> dict[str, Any]:
+    def forget(self, query_or_id: str, *, user_id: object = None, limit: int = 5) -> ForgetResult:
         """Erase a memory by id, or the memories matching a query: every version and its source text."""
         if not isinstance(query_or_id, str) or not query_or_id.strip():
             raise InvalidInput("forget needs a memory id or a query")
         try:
             partition = self._core.locate(query_or_id, user_id if user_id is not None else None)
             if self._core.store.versions(partition, query_or_id):
-                return writing.forget_ids(self._core, partition, [query_or_id], "forgotten on request")
+                erased = writing.forget_ids(self._core, partition, [query_or_id], "forgotten on request")
+                return cast(ForgetResult, erased)
         except NotFound:
             pass
         if user_id is None:
             raise NotFound(f"no memory {query_or_id!r}; pass user_id to forget by query")
         hits = reading.search(self._core, query_or_id, user_id=user_id, limit=limit)["results"]
         chosen = [h["id"] for h in hits if h["scores"]["keyword"] is not None]
-        return writing.forget_ids(self._core, self._core.partition(user_id), chosen, "forgotten on request")
+        erased = writing.forget_ids(self._core, self._core.partition(user_id), chosen, "forgotten on request")
+        return cast(ForgetResult, erased)
 
-    def replay(self, *, user_id: object, writer: str | Writer | None = None) -> dict[str, Any]:
+    def replay(self, *, user_id: object, writer: str | Writer | None = None) -> ReplayResult:
         """Re-derive a user's memories from the retained episodes with ``writer`` (default: this Memory's).
 
         The current derivation is retracted (kept as history, journaled with the reason) and every episode
@@ -235,10 +283,10 @@ class Memory:
                 counts[item["event"]] = counts.get(item["event"], 0) + 1
         return {"writer": chosen.name, "episodes": len(episodes), "retracted": retracted, "events": counts}
 
-    def consolidate(self, *, user_id: object) -> dict[str, Any]:
+    def consolidate(self, *, user_id: object) -> ConsolidateResult:
         """Run one bounded consolidation pass now: expire past intentions, merge duplicates, refresh the
         profile and (with a model) derive insights with evidence links. Every change is journaled."""
-        return self._consolidator.run(self._core.partition(user_id))
+        return cast(ConsolidateResult, self._consolidator.run(self._core.partition(user_id)))
 
     def profile(self, *, user_id: object, as_of: object = None) -> dict[str, Any]:
         """The L0 profile: subject → attribute → values from current slot memories (or as of a time)."""
@@ -249,7 +297,7 @@ class Memory:
         found = profile(self._core.store, self._core.partition(user_id), as_of=when, now=self._core.clock.now())
         return found.as_dict()
 
-    def purge(self, user_id: object) -> dict[str, Any]:
+    def purge(self, user_id: object) -> PurgeResult:
         """Erase every byte of one user's content from every file the engine owns, and verify it."""
         report = self._core.store.purge(self._core.partition(user_id))
         return {
@@ -258,47 +306,86 @@ class Memory:
             "leftovers": list(report.leftovers), "verified": report.verified,
         }  # fmt: skip
 
+    def delete_all(self, *, user_id: object) -> PurgeResult:
+        """mem0's ``delete_all(user_id=...)``: :meth:`purge` (every byte of the user's content, verified)."""
+        return self.purge(user_id)
+
     # -- read ------------------------------------------------------------------------------------
 
     def search(
         self,
         query: str,
         *,
-        user_id: object,
-        limit: int = 10,
+        user_id: object = None,
+        limit: int | None = None,
         as_of: object = None,
         include_history: bool = False,
         filters: Mapping[str, Any] | None = None,
-    ) -> dict[str, Any]:
-        self._recover()
-        return reading.search(
-            self._core, query, user_id=user_id, limit=limit, as_of=as_of, include_history=include_history,
-            filters=filters,
-        )  # fmt: skip
+        top_k: int | None = None,
+        threshold: float | None = None,
+    ) -> SearchResult:
+        """The current memories that best match ``query`` (hybrid vector + keyword search), best first.
 
-    def get(self, memory_id: str, *, user_id: object = None) -> dict[str, Any]:
-        return reading.get(self._core, memory_id, user_id)
+        Each hit has ``score``, a relevance in [0, 1] comparable across queries (``threshold`` drops hits
+        below it), and ``rank_score``, the fusion value the order comes from. ``filters`` narrows within the
+        user (agent_id, session_id, project, layers, scenes, sources, owners, statuses, after, before); mem0's
+        ``filters={"user_id": ...}`` and ``top_k`` work too. ``as_of`` searches what was valid then;
+        ``include_history`` adds each hit's version chain."""
+        self._recover()
+        user_id, filters = reading.mem0_scope(user_id, filters)
+        found = reading.search(
+            self._core, query, user_id=user_id, limit=_limit(limit, top_k, 10), as_of=as_of,
+            include_history=include_history, filters=filters, threshold=threshold,
+        )  # fmt: skip
+        return cast(SearchResult, found)
+
+    def get(self, memory_id: str, *, user_id: object = None) -> MemoryItem:
+        """One memory's current version (or its last, when retired), by id; NotFound if not in scope."""
+        return cast(MemoryItem, reading.get(self._core, memory_id, user_id))
 
     def list(
         self,
         *,
-        user_id: object,
-        limit: int = 100,
+        user_id: object = None,
+        limit: int | None = None,
         offset: int = 0,
         as_of: object = None,
         include_history: bool = False,
         filters: Mapping[str, Any] | None = None,
-    ) -> dict[str, Any]:
-        return reading.list_memories(
-            self._core, user_id=user_id, limit=limit, offset=offset, as_of=as_of,
+        top_k: int | None = None,
+    ) -> ListResult:
+        """A user's current memories, newest first, a page at a time (``limit``/``offset``; default 100).
+        ``filters``, ``as_of`` and mem0's ``filters={"user_id": ...}``/``top_k`` work as in :meth:`search`;
+        ``include_history`` lists retired versions too."""
+        user_id, filters = reading.mem0_scope(user_id, filters)
+        found = reading.list_memories(
+            self._core, user_id=user_id, limit=_limit(limit, top_k, 100), offset=offset, as_of=as_of,
             include_history=include_history, filters=filters,
         )  # fmt: skip
+        return cast(ListResult, found)
 
-    def history(self, memory_id: str, *, user_id: object = None) -> builtins.list[dict[str, Any]]:
-        return reading.history(self._core, memory_id, user_id)
+    def get_all(
+        self,
+        *,
+        user_id: object = None,
+        filters: Mapping[str, Any] | None = None,
+        top_k: int | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> ListResult:
+        """mem0's name for :meth:`list`: ``get_all(filters={"user_id": "alice"}, top_k=20)``."""
+        return self.list(user_id=user_id, filters=filters, top_k=top_k, limit=limit, offset=offset)
 
-    def why(self, memory_id: str, *, user_id: object = None) -> dict[str, Any]:
-        return reading.why(self._core, memory_id, user_id)
+    def history(self, memory_id: str, *, user_id: object = None) -> builtins.list[HistoryEntry]:
+        """Every version of a memory and of the memories it superseded, oldest first. Each entry is a full
+        memory version plus mem0's history fields (``memory_id``, ``event``, ``old_memory``, ``new_memory``,
+        ``is_deleted``)."""
+        return cast("builtins.list[HistoryEntry]", reading.history(self._core, memory_id, user_id))
+
+    def why(self, memory_id: str, *, user_id: object = None) -> WhyResult:
+        """Why a memory is what it is: its versions, every operation behind them (with reasons, writer,
+        model and cost) and the source messages."""
+        return cast(WhyResult, reading.why(self._core, memory_id, user_id))
 
     def pack(self, query: str, *, user_id: object, max_tokens: int = 800, limit: int = 20) -> str:
         """A context block of the best memories for ``query`` that fits in ``max_tokens``."""
@@ -317,21 +404,26 @@ class Memory:
             fp.write(line + "\n")
         return None
 
-    def import_(self, lines: Iterable[str], *, progress: Callable[[int], None] | None = None) -> dict[str, int]:
-        return transfer.import_lines(self._core, lines, progress=progress)
+    def import_(self, lines: Iterable[str], *, progress: Callable[[int], None] | None = None) -> ImportResult:
+        """Import JSONL lines written by :meth:`export`; records already present are skipped (idempotent).
+        ``progress`` is called with the number of lines done."""
+        return cast(ImportResult, transfer.import_lines(self._core, lines, progress=progress))
 
-    def stats(self, *, user_id: object = None) -> dict[str, Any]:
+    def stats(self, *, user_id: object = None) -> StatsResult:
+        """Counts (memories, versions, current, episodes, pending, journal, bytes) for one user, or for the
+        whole tenant (then also ``users``: each user with memories, for mem0's entities)."""
         partition = self._core.partition(user_id) if user_id is not None else None
-        return self._core.store.stats(partition, tenant=self._core.tenant)
+        return cast(StatsResult, self._core.store.stats(partition, tenant=self._core.tenant))
 
-    def reindex(self, *, user_id: object = None, progress: Callable[[int], None] | None = None) -> dict[str, Any]:
+    def reindex(self, *, user_id: object = None, progress: Callable[[int], None] | None = None) -> ReindexResult:
         """Rebuild the search indexes from the store: one user's, or every user's of this tenant (which also
         compacts the keyword index). Searches build what they need on their own; this does it up front, after
         a bulk import or when an index file was lost, with ``progress`` called per batch of vectors."""
         partition = self._core.partition(user_id) if user_id is not None else None
-        return self._core.store.reindex(partition, tenant=self._core.tenant, progress=progress)
+        return cast(ReindexResult, self._core.store.reindex(partition, tenant=self._core.tenant, progress=progress))
 
     def close(self) -> None:
+        """Wait for background writes and consolidation, then close the store."""
         if self._worker is not None:
             self._worker.join()
         self._consolidator.join()

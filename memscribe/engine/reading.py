@@ -12,7 +12,17 @@ from memscribe.errors import InvalidInput, NotFound
 from memscribe.read.search import gather_hits
 from memscribe.stores.ports import RecordFilter
 
-__all__ = ["build_filter", "get", "history", "list_memories", "record_dict", "search", "why"]
+__all__ = [
+    "build_filter",
+    "get",
+    "history",
+    "list_memories",
+    "mem0_scope",
+    "record_dict",
+    "relevance",
+    "search",
+    "why",
+]
 
 MAX_LIMIT = 1_000
 _FILTER_KEYS = {
@@ -42,6 +52,7 @@ def record_dict(r: MemoryRecord, **extra: Any) -> dict[str, Any]:
         "valid_from": r.valid_from.isoformat(),
         "valid_to": r.valid_to.isoformat() if r.valid_to else None,
         "created_at": r.recorded_at.isoformat(),
+        "updated_at": r.recorded_at.isoformat(),
         "retired_at": r.retired_at.isoformat() if r.retired_at else None,
         "supersedes": r.supersedes,
         "superseded_by": r.superseded_by,
@@ -52,6 +63,41 @@ def record_dict(r: MemoryRecord, **extra: Any) -> dict[str, Any]:
         "metadata": r.metadata,
         **extra,
     }
+
+
+# mem0 names for scope keys inside ``filters``: user_id leaves the filters, run_id is memscribe's session_id.
+_MEM0_ALIASES = {"run_id": "session_id", "app_id": "project"}
+
+
+def mem0_scope(user_id: object, filters: Mapping[str, Any] | None) -> tuple[object, dict[str, Any] | None]:
+    """Accept mem0 2.x's ``filters={"user_id": ..., "agent_id": ..., "run_id": ...}`` (also under one
+    ``"AND"`` list): the user id leaves the filters (it picks the partition), run_id becomes session_id and
+    app_id becomes project. A user id given both ways must agree."""
+    if not filters:
+        return user_id, None
+    flat: dict[str, Any] = {}
+    parts = filters["AND"] if set(filters) == {"AND"} and isinstance(filters["AND"], list) else [filters]
+    for part in parts:
+        if not isinstance(part, Mapping):
+            raise InvalidInput("filters.AND must be a list of objects")
+        for key, value in part.items():
+            if key in ("OR", "NOT", "AND"):
+                raise InvalidInput(f"filters.{key} is not supported; memscribe filters are one AND of fields")
+            flat[_MEM0_ALIASES.get(key, key)] = value
+    inner = flat.pop("user_id", None)
+    if inner is not None and user_id is not None and inner != user_id:
+        raise InvalidInput(f"user_id {user_id!r} and filters.user_id {inner!r} disagree")
+    return (user_id if user_id is not None else inner), (flat or None)
+
+
+def relevance(vector_score: float | None, keyword_score: float | None) -> float:
+    """A relevance score in [0, 1] for a hit, comparable across queries (unlike the fusion rank): the
+    query–memory cosine similarity, clipped at 0, raised towards 1 by keyword evidence (BM25 squashed to
+    [0, 1)). A memory matched only by keywords scores at most 0.5."""
+    cosine = min(max(vector_score or 0.0, 0.0), 1.0)
+    keyword = max(keyword_score or 0.0, 0.0)
+    squashed = keyword / (keyword + 4.0)
+    return round(cosine + (1.0 - cosine) * 0.5 * squashed, 4)
 
 
 def _check_limit(limit: object) -> int:
@@ -101,19 +147,28 @@ def search(
     as_of: object = None,
     include_history: bool = False,
     filters: Mapping[str, Any] | None = None,
+    threshold: float | None = None,
 ) -> dict[str, Any]:
+    """Hits best first. ``score`` is the calibrated relevance in [0, 1] (see :func:`relevance`); hits under
+    ``threshold`` are dropped. ``rank_score`` is the fusion value the order comes from."""
     if not isinstance(query, str) or not query.strip():
         raise InvalidInput("query must be a non-empty string")
     if len(query) > 10_000:
         raise InvalidInput("query must be at most 10000 characters")
+    if threshold is not None and (not isinstance(threshold, int | float) or not 0.0 <= threshold <= 1.0):
+        raise InvalidInput(f"threshold must be a number from 0 to 1, got {threshold!r}")
     partition = core.partition(user_id)
     # History is shown beside each hit, not searched: hits stay current (or valid at as_of).
     flt = build_filter(core, filters, as_of=as_of)
     hits = gather_hits(core.store, core.embedder, partition, query, flt, _check_limit(limit))
     results = []
     for hit in hits:
+        score = relevance(hit.vector_score, hit.keyword_score)
+        if threshold is not None and score < threshold:
+            continue
         extra: dict[str, Any] = {
-            "score": round(hit.score, 6),
+            "score": score,
+            "rank_score": round(hit.score, 6),
             "scores": {"vector": hit.vector_score, "keyword": hit.keyword_score},
         }
         if include_history:
@@ -163,11 +218,22 @@ def list_memories(
 
 
 def history(core: Core, memory_id: object, user_id: object = None) -> list[dict[str, Any]]:
+    """Every version oldest first, each also in mem0's history shape: ``memory_id``, ``event`` (ADD,
+    UPDATE, DELETE), ``old_memory``, ``new_memory``, ``is_deleted``."""
     partition = core.locate(memory_id, user_id)
     versions = core.store.versions(partition, str(memory_id))
     if not versions:
         raise NotFound(f"no memory {memory_id!r}")
-    return [record_dict(v) for v in chain(core, versions[-1])]
+    out, previous = [], None
+    for version in chain(core, versions[-1]):
+        deleted = version.status.value == "deleted"
+        event = "DELETE" if deleted else ("ADD" if previous is None else "UPDATE")
+        out.append(record_dict(
+            version, memory_id=version.id, event=event, old_memory=previous,
+            new_memory=None if deleted else version.text, is_deleted=deleted,
+        ))  # fmt: skip
+        previous = version.text
+    return out
 
 
 def why(core: Core, memory_id: object, user_id: object = None) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -18,6 +18,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from memscribe.engine.memory import Memory
 from memscribe.errors import MemscribeError, NotFound, error_info
 from memscribe.mcp.framing import frame_memories, quote
+from memscribe.types import MemoryItem
 
 __all__ = ["McpScope", "broken_server", "build_server"]
 
@@ -62,7 +63,7 @@ class _Tools:
         self.memory, self.scope = memory, scope
         self.filters = {"project": scope.project} if scope.project else None
 
-    def owned(self, memory_id: str) -> dict[str, Any]:
+    def owned(self, memory_id: str) -> MemoryItem:
         """The memory, if it is in scope; otherwise NotFound (never a hint that it exists elsewhere)."""
         record = self.memory.get(memory_id, user_id=self.scope.user_id)
         if self.scope.project and record.get("project") != self.scope.project:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from memscribe.server.models import ErrorBody
@@ -34,7 +35,7 @@ def filters_of(**values: Any) -> dict[str, Any] | None:
     return chosen or None
 
 
-def page(result: dict[str, Any], limit: int, offset: int) -> dict[str, Any]:
+def page(result: Mapping[str, Any], limit: int, offset: int) -> dict[str, Any]:
     """A list result with its paging fields."""
     count = len(result["results"])
     return {

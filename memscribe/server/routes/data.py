@@ -43,13 +43,13 @@ class PurgeRequest(BaseModel):
 @router.post(
     "/forget", response_model=ForgetResponse, summary="Erase a memory by id, or those matching a query"
 )
-def forget(memory: MemoryDep, body: ForgetRequest) -> dict[str, Any]:
+def forget(memory: MemoryDep, body: ForgetRequest) -> Any:
     return memory.forget(body.query_or_id, user_id=body.user_id, limit=body.limit)
 
 
 def purge_report(memory: Memory, user_id: str) -> dict[str, Any]:
     """Purge, reporting file counts rather than the server's file paths."""
-    report = memory.purge(user_id)
+    report: dict[str, Any] = dict(memory.purge(user_id))
     return {**report, "files_checked": len(report["files_checked"]), "leftovers": len(report["leftovers"])}
 
 
@@ -165,9 +165,9 @@ def _decode(line: bytes) -> str:
     responses={415: {"model": ErrorBody, "description": "Not JSON lines"}},
     openapi_extra={"requestBody": {"required": True, "content": {NDJSON: {"schema": {"type": "string"}}}}},
 )
-async def import_(memory: MemoryDep, request: Request) -> dict[str, Any]:
+async def import_(memory: MemoryDep, request: Request) -> Any:
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if kind not in (NDJSON, "application/jsonl", "text/plain", ""):
         raise ApiError(415, "unsupported_media_type", f"send {NDJSON}")
-    result: dict[str, Any] = await anyio.to_thread.run_sync(lambda: memory.import_(_body_lines(request)))
+    result: Any = await anyio.to_thread.run_sync(lambda: dict(memory.import_(_body_lines(request))))
     return result

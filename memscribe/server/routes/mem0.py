@@ -107,7 +107,7 @@ def get_all(
 
 
 @router.post("/search/", response_model=SearchResponse, summary="mem0: search")
-def search(memory: MemoryDep, body: Mem0Search) -> dict[str, Any]:
+def search(memory: MemoryDep, body: Mem0Search) -> Any:
     extra = dict(body.filters or {})
     for key in ("user_id", "agent_id", "run_id", "session_id", "project"):
         if extra.get(key) is not None and not isinstance(extra[key], str):
@@ -123,7 +123,7 @@ def search(memory: MemoryDep, body: Mem0Search) -> dict[str, Any]:
 
 
 @router.get("/{memory_id}/", response_model=MemoryOut, summary="mem0: get")
-def get(memory: MemoryDep, memory_id: MemoryIdPath) -> dict[str, Any]:
+def get(memory: MemoryDep, memory_id: MemoryIdPath) -> Any:
     return memory.get(memory_id)
 
 

@@ -36,11 +36,11 @@ def add_memories(memory: Memory, body: AddRequest) -> dict[str, Any]:
     messages: Any = body.messages
     if not isinstance(messages, str):
         messages = [m.model_dump(exclude_none=True) for m in messages]
-    result: dict[str, Any] = memory.add(
+    result: dict[str, Any] = dict(memory.add(
         messages, user_id=body.user_id, agent_id=body.agent_id, session_id=body.session_id,
         project=body.project, timestamp=body.timestamp, source=body.source, metadata=body.metadata,
         idempotency_key=body.idempotency_key, wait=body.wait,
-    )  # fmt: skip
+    ))  # fmt: skip
     return result
 
 
@@ -92,7 +92,7 @@ def list_memories(
 
 
 @router.post("/search", response_model=SearchResponse, summary="Hybrid search over a user's memories")
-def search(memory: MemoryDep, body: SearchRequest) -> dict[str, Any]:
+def search(memory: MemoryDep, body: SearchRequest) -> Any:
     filters = body.filters.model_dump(exclude_none=True) if body.filters else None
     return memory.search(
         body.query, user_id=body.user_id, limit=body.limit, as_of=body.as_of,
@@ -101,25 +101,25 @@ def search(memory: MemoryDep, body: SearchRequest) -> dict[str, Any]:
 
 
 @router.get("/{memory_id}", response_model=MemoryOut, summary="The current version of one memory")
-def get(memory: MemoryDep, memory_id: MemoryIdPath, user_id: UserQuery = None) -> dict[str, Any]:
+def get(memory: MemoryDep, memory_id: MemoryIdPath, user_id: UserQuery = None) -> Any:
     return memory.get(memory_id, user_id=user_id)
 
 
 @router.put("/{memory_id}", response_model=AddResponse, summary="Replace a memory's text (a new version)")
-def update(memory: MemoryDep, memory_id: MemoryIdPath, body: UpdateRequest) -> dict[str, Any]:
+def update(memory: MemoryDep, memory_id: MemoryIdPath, body: UpdateRequest) -> Any:
     return memory.update(memory_id, body.text, user_id=body.user_id)
 
 
 @router.delete("/{memory_id}", response_model=AddResponse, summary="Retract a memory (kept as history)")
-def delete(memory: MemoryDep, memory_id: MemoryIdPath, user_id: UserQuery = None) -> dict[str, Any]:
+def delete(memory: MemoryDep, memory_id: MemoryIdPath, user_id: UserQuery = None) -> Any:
     return memory.delete(memory_id, user_id=user_id)
 
 
 @router.get("/{memory_id}/history", response_model=list[MemoryOut], summary="Every version, oldest first")
-def history(memory: MemoryDep, memory_id: MemoryIdPath, user_id: UserQuery = None) -> list[dict[str, Any]]:
+def history(memory: MemoryDep, memory_id: MemoryIdPath, user_id: UserQuery = None) -> Any:
     return memory.history(memory_id, user_id=user_id)
 
 
 @router.get("/{memory_id}/why", response_model=WhyResponse, summary="The operations and episodes behind it")
-def why(memory: MemoryDep, memory_id: MemoryIdPath, user_id: UserQuery = None) -> dict[str, Any]:
+def why(memory: MemoryDep, memory_id: MemoryIdPath, user_id: UserQuery = None) -> Any:
     return memory.why(memory_id, user_id=user_id)
