@@ -31,7 +31,7 @@ def free_port() -> int:
 def child_env(home: Path, **extra: str) -> dict[str, str]:
     """A clean environment for a server subprocess: hash embedder, store under ``home``."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMSCRIBE_")}
-    env.update(MEMSCRIBE_HOME=str(home), MEMSCRIBE_EMBEDDER="hash", MEMSCRIBE_WRITER="raw", **extra)
+    env.update({"MEMSCRIBE_HOME": str(home), "MEMSCRIBE_EMBEDDER": "hash", "MEMSCRIBE_WRITER": "raw", **extra})
     return env
 
 

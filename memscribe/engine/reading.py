@@ -7,9 +7,10 @@ from typing import Any
 
 from memscribe.core.messages import message_to_dict, parse_time
 from memscribe.core.records import JournalEntry, MemoryRecord
+from memscribe.core.text import keyword_terms
 from memscribe.engine.core import Core
 from memscribe.errors import InvalidInput, NotFound
-from memscribe.read.search import gather_hits
+from memscribe.read.search import gather_hits, inflected
 from memscribe.stores.ports import RecordFilter
 
 __all__ = [
@@ -21,10 +22,12 @@ __all__ = [
     "record_dict",
     "relevance",
     "search",
+    "term_coverage",
     "why",
 ]
 
 MAX_LIMIT = 1_000
+_TIMELESS_WORDS = frozenset({"now", "currently", "nowadays", "presently"})
 _FILTER_KEYS = {
     "layers", "scenes", "sources", "owners", "agent_id", "session_id", "project", "after", "before", "statuses",
 }  # fmt: skip
@@ -90,14 +93,22 @@ def mem0_scope(user_id: object, filters: Mapping[str, Any] | None) -> tuple[obje
     return (user_id if user_id is not None else inner), (flat or None)
 
 
-def relevance(vector_score: float | None, keyword_score: float | None) -> float:
-    """A relevance score in [0, 1] for a hit, comparable across queries (unlike the fusion rank): the
-    query–memory cosine similarity, clipped at 0, raised towards 1 by keyword evidence (BM25 squashed to
-    [0, 1)). A memory matched only by keywords scores at most 0.5."""
+def term_coverage(query: str, text: str) -> float:
+    """The share of the query's content words (or their regular inflections) found in ``text``."""
+    terms = [t for t in keyword_terms(query) if t not in _TIMELESS_WORDS]
+    if not terms:
+        return 0.0
+    words = set(keyword_terms(text, limit=10_000))
+    found = sum(1 for t in terms if t in words or words.intersection(inflected([t])))
+    return found / len(terms)
+
+
+def relevance(vector_score: float | None, coverage: float) -> float:
+    """A relevance score in [0, 1] for a hit, comparable across queries and store sizes (unlike the fusion
+    rank or BM25): the query–memory cosine similarity, clipped at 0, raised halfway towards 1 by the share
+    of the query's words the memory holds. A memory matched by words alone scores at most 0.5."""
     cosine = min(max(vector_score or 0.0, 0.0), 1.0)
-    keyword = max(keyword_score or 0.0, 0.0)
-    squashed = keyword / (keyword + 4.0)
-    return round(cosine + (1.0 - cosine) * 0.5 * squashed, 4)
+    return round(cosine + (1.0 - cosine) * 0.5 * min(max(coverage, 0.0), 1.0), 4)
 
 
 def _check_limit(limit: object) -> int:
@@ -163,7 +174,7 @@ def search(
     hits = gather_hits(core.store, core.embedder, partition, query, flt, _check_limit(limit))
     results = []
     for hit in hits:
-        score = relevance(hit.vector_score, hit.keyword_score)
+        score = relevance(hit.vector_score, term_coverage(query, hit.record.text))
         if threshold is not None and score < threshold:
             continue
         extra: dict[str, Any] = {

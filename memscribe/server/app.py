@@ -52,7 +52,7 @@ class ServerState:
 def create_app(settings: ServerSettings) -> FastAPI:
     """A FastAPI app serving ``settings.store_path``. Nothing is opened until the first request."""
     from memscribe import __version__
-    from memscribe.server.routes import admin, data, mem0, memories
+    from memscribe.server.routes import admin, data, mem0, mem0_platform, memories
 
     state = ServerState(
         settings=settings,
@@ -74,7 +74,7 @@ def create_app(settings: ServerSettings) -> FastAPI:
     )
     app.state.memscribe = state
     install_error_handlers(app)
-    for module in (memories, mem0, data, admin):
+    for module in (memories, mem0, mem0_platform, data, admin):
         app.include_router(module.router)
     app.add_middleware(BodyLimitMiddleware, limit=settings.max_body_bytes,
                        large={"/v1/import": settings.max_import_bytes})  # fmt: skip

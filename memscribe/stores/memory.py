@@ -363,7 +363,20 @@ class InMemoryStore:
                 "pending_episodes": sum(1 for e in episodes if e.status != "done"),
                 "journal": sum(len(p.journal) for p in parts),
                 "bytes": 0,
+                **({"users": self._users(tenant)} if partition is None and tenant is not None else {}),
             }
+
+    def _users(self, tenant: str) -> list[dict[str, Any]]:
+        found: dict[str, list[MemoryRecord]] = {}
+        for key, part in self._parts.items():
+            if key[0] == tenant and part.rows:
+                found[key[1]] = [r.record for r in part.rows.values()]
+        return [
+            {"user_id": user, "memories": sum(1 for r in rows if _is_current(r)),
+             "created_at": min(r.recorded_at for r in rows).isoformat(),
+             "updated_at": max(r.recorded_at for r in rows).isoformat()}
+            for user, rows in sorted(found.items())
+        ]  # fmt: skip
 
     def reindex(
         self,

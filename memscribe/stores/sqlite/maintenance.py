@@ -134,6 +134,19 @@ def _scan(files: list[Path], needles: set[bytes]) -> list[str]:
     return leftovers
 
 
+def _users(conn: sqlite3.Connection, tenant: str) -> list[dict[str, Any]]:
+    """Each user of ``tenant`` with stored memories: current count, first and last write."""
+    rows = conn.execute(
+        "SELECT user_id, SUM(retired_at IS NULL AND status = 'active'), MIN(recorded_at), MAX(recorded_at) "
+        "FROM memories WHERE tenant = ? GROUP BY user_id ORDER BY user_id",
+        (tenant,),
+    ).fetchall()
+    return [
+        {"user_id": user, "memories": int(n or 0), "created_at": first, "updated_at": last}
+        for user, n, first, last in rows
+    ]
+
+
 def stats(store: SQLiteStore, partition: Partition | None, tenant: str | None = None) -> dict[str, Any]:
     if not store._open(create=False):
         empty = ("memories", "versions", "current", "episodes", "pending_episodes", "journal", "bytes")
@@ -160,6 +173,8 @@ def stats(store: SQLiteStore, partition: Partition | None, tenant: str | None = 
         }
 
     result: dict[str, Any] = store.db.read(run)
+    if partition is None and tenant is not None:
+        result["users"] = store.db.read(lambda conn: _users(conn, tenant))
     files = [store.path, Path(f"{store.path}-wal"), *store.vectors.files()]
     result["bytes"] = sum(f.stat().st_size for f in files if f.exists())
     result["path"] = str(store.path)
