@@ -2,74 +2,72 @@
 
 from __future__ import annotations
 
-import ast
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+from _layering import ALLOWED, check, import_graph
+
 import memscribe
 
 PACKAGE = Path(memscribe.__file__).parent
-
-# Imports point downward only. A module in a layer may import its own layer and anything listed.
-ALLOWED = {
-    "core": {"core", "errors"},
-    "providers": {"providers", "core", "errors"},
-    "stores": {"stores", "core", "errors", "providers"},
-    "write": {"write", "core", "errors", "providers", "stores", "read"},
-    "read": {"read", "core", "errors", "providers", "stores"},
-    "scenes": {"scenes", "core", "errors", "providers", "stores", "read", "write"},
-    "engine": {"engine", "core", "errors", "providers", "stores", "read", "write", "scenes", "config"},
-}
-APPS = {"server", "mcp", "cli", "hub", "bench", "train", "client"}
-
-
-def _imports(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text())
-    found = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("memscribe."):
-            found.add(node.module.split(".")[1])
-        elif isinstance(node, ast.Import):
-            found.update(a.name.split(".")[1] for a in node.names if a.name.startswith("memscribe."))
-    return found
-
 
 def _modules() -> list[Path]:
     return sorted(PACKAGE.rglob("*.py"))
 
 
 def test_imports_point_downward() -> None:
-    problems = []
-    for path in _modules():
-        parts = path.relative_to(PACKAGE).parts
-        if len(parts) < 2 or parts[0] not in ALLOWED:
-            continue
-        bad = _imports(path) - ALLOWED[parts[0]]
-        if bad:
-            problems.append(f"{path.relative_to(PACKAGE)} imports {sorted(bad)}")
+    """Over the resolved import graph of every module: layers, top-level modules and application folders."""
+    problems = check(import_graph(PACKAGE))
     assert not problems, "\n".join(problems)
 
 
-def test_nothing_imports_bench_or_train() -> None:
-    problems = [
-        str(p.relative_to(PACKAGE))
-        for p in _modules()
-        if p.relative_to(PACKAGE).parts[0] not in ("bench", "train", "cli")
-        and _imports(p) & {"bench", "train"}
-    ]
-    assert not problems
+def test_every_unit_has_a_rule() -> None:
+    units = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    units |= {p.stem for p in PACKAGE.glob("*.py")}
+    assert units - set(ALLOWED) == set(), "add a layering rule for every folder and top-level module"
 
 
-def test_adapters_do_not_import_each_other() -> None:
-    stores = PACKAGE / "stores"
-    for path in stores.rglob("*.py"):
-        text = path.read_text()
-        rel = path.relative_to(stores).parts
-        if rel[0] == "sqlite":
-            assert "memscribe.stores.memory" not in text
-        if rel[0] == "memory.py":
-            assert "memscribe.stores.sqlite" not in text
+# Each kind of bad import, as (file inside a generated package, source). Each must be caught on its own.
+BAD_IMPORTS = {
+    "absolute import statement": ("core/a.py", "import memscribe.engine.memory\n"),
+    "from-import of a module": ("core/a.py", "from memscribe.engine.memory import Memory\n"),
+    "from the package root": ("core/a.py", "from memscribe import engine\n"),
+    "root re-export (lazy engine)": ("core/a.py", "from memscribe import Memory\n"),
+    "relative import of a sibling layer": ("core/a.py", "from ..engine import memory\n"),
+    "relative import from the root": ("core/a.py", "from .. import engine\n"),
+    "importlib string": ("core/a.py", "import importlib\nimportlib.import_module('memscribe.engine.memory')\n"),
+    "__import__ string": ("core/a.py", "__import__('memscribe.engine')\n"),
+    "import inside a function": ("core/a.py", "def f():\n    from memscribe.engine import memory\n"),
+    "type-checking import": (
+        "core/a.py", "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from memscribe.engine import memory\n"
+    ),
+    "top-level module importing up": ("config.py", "from memscribe.engine.memory import Memory\n"),
+    "library importing an application": ("engine/a.py", "from memscribe.server import app\n"),
+    "application importing another's internals": ("server/a.py", "from memscribe.cli.state import CliState\n"),
+    "anything importing bench": ("server/a.py", "import memscribe.bench.speed\n"),
+    "store importing a provider adapter": ("stores/a.py", "from memscribe.providers.local import LocalEmbedder\n"),
+    "store adapter importing another adapter": ("stores/sqlite/a.py", "from memscribe.stores.memory import X\n"),
+}
+_SKELETON = [
+    "__init__.py", "config.py", "errors.py", "core/__init__.py", "engine/__init__.py", "engine/memory.py",
+    "server/__init__.py", "server/app.py", "cli/__init__.py", "cli/state.py", "bench/__init__.py",
+    "bench/speed.py", "providers/__init__.py", "providers/local.py", "providers/ports.py", "stores/__init__.py",
+    "stores/memory.py", "stores/sqlite/__init__.py",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("kind", sorted(BAD_IMPORTS))
+def test_the_layering_check_catches_each_kind_of_bad_import(tmp_path: Path, kind: str) -> None:
+    root = tmp_path / "memscribe"
+    for name in _SKELETON:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("")
+    assert check(import_graph(root)) == []  # the clean skeleton passes
+    where, source = BAD_IMPORTS[kind]
+    (root / where).write_text(source)
+    assert check(import_graph(root)), f"{kind!r} ({where}: {source.strip()!r}) went unnoticed"
 
 
 def test_module_size_caps() -> None:
