@@ -179,12 +179,16 @@ _EXTRAS = {"fastapi": "server", "uvicorn": "server", "httpx": "llm", "mcp": "mcp
 
 
 def require_extra(module: str, what: str) -> None:
-    """Raise ConfigError with the install hint when ``module`` (from one of the extras) is missing."""
-    import importlib.util
+    """Import ``module`` (from one of the extras), or raise ConfigError with the one-line install hint."""
+    import importlib
 
-    if importlib.util.find_spec(module) is None:
+    try:
+        importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name is None or exc.name.split(".")[0] != module:
+            raise  # the extra is there but broken: not a missing-extra hint
         extra = _EXTRAS.get(module, module)
-        raise ConfigError(f"{what} needs the {extra!r} extra: pip install 'memscribe[{extra}]'")
+        raise ConfigError(f"{what} needs the {extra!r} extra: pip install 'memscribe[{extra}]'") from None
 
 
 def memory_config(settings: Settings, environ: Mapping[str, str] | None = None) -> MemoryConfig:

@@ -33,7 +33,7 @@ class MemscribeGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort, BrokenPipeError):
             raise
         except MemscribeError as exc:
             state = ctx.find_object(CliState)
@@ -95,6 +95,31 @@ register_server(cli)
 register_mcp(cli)
 
 
+def _usage_error(exc: click.ClickException, as_json: bool) -> int:
+    """Click's message on stderr as usual; with ``--json`` also the error object on stdout."""
+    exc.show()
+    if as_json:
+        import json
+
+        error = {"code": "usage_error", "type": type(exc).__name__, "message": exc.format_message(),
+                 "exit_code": exc.exit_code}  # fmt: skip
+        click.echo(json.dumps({"error": error}))
+    return exc.exit_code
+
+
 def main(argv: Sequence[str] | None = None) -> None:
-    """Console-script entry point (``memscribe``)."""
-    cli.main(args=list(argv) if argv is not None else None, prog_name="memscribe")
+    """Console-script entry point (``memscribe``).
+
+    A reader that stops reading (``memscribe export | head``) ends the command quietly with exit 1: the
+    root group lets BrokenPipeError through to click, which silences stdout and exits."""
+    import sys
+
+    args = list(argv) if argv is not None else sys.argv[1:]
+    try:
+        code = cli.main(args=args, prog_name="memscribe", standalone_mode=False)
+    except click.ClickException as exc:
+        code = _usage_error(exc, "--json" in args)
+    except click.exceptions.Abort:
+        click.echo("Aborted!", err=True)
+        code = 1
+    sys.exit(code if isinstance(code, int) else 0)
