@@ -21,7 +21,9 @@ __all__ = [
     "forget",
     "get",
     "history",
+    "limit_of",
     "list_",
+    "mem0_scope",
     "ndjson",
     "purge",
     "search",
@@ -54,6 +56,34 @@ def _mid(memory_id: str) -> str:
     return quote(str(memory_id), safe="")
 
 
+_ALIASES = {"run_id": "session_id", "app_id": "project"}
+
+
+def mem0_scope(user_id: object, filters: Mapping[str, Any] | None) -> tuple[object, dict[str, Any] | None]:
+    """As the SDK does: mem0's ``filters={"user_id": ..., "run_id": ...}`` (or one ``AND`` list) become the
+    user id plus memscribe filters."""
+    if not filters:
+        return user_id, None
+    parts = filters["AND"] if set(filters) == {"AND"} and isinstance(filters["AND"], list) else [filters]
+    flat: dict[str, Any] = {}
+    for part in parts:
+        if not isinstance(part, Mapping) or {"OR", "NOT", "AND"} & set(part):
+            raise _invalid("memscribe filters are one AND of fields (no OR/NOT)")
+        flat.update({_ALIASES.get(k, k): v for k, v in part.items()})
+    inner = flat.pop("user_id", None)
+    if inner is not None and user_id is not None and inner != user_id:
+        raise _invalid(f"user_id {user_id!r} and filters.user_id {inner!r} disagree")
+    return (user_id if user_id is not None else inner), (flat or None)
+
+
+def limit_of(limit: int | None, top_k: int | None, default: int) -> int:
+    """``limit``, else mem0's ``top_k``, else the default; both given must agree."""
+    if limit is not None and top_k is not None and limit != top_k:
+        raise _invalid(f"limit {limit!r} and top_k {top_k!r} disagree; pass one")
+    chosen = limit if limit is not None else top_k
+    return default if chosen is None else chosen
+
+
 def add(messages: object, **scope: Any) -> Call:
     return Call("POST", "/v1/memories", json=_clean({"messages": messages, **scope}))
 
@@ -66,6 +96,7 @@ def search(
     as_of: object,
     include_history: bool,
     filters: Mapping[str, Any] | None,
+    threshold: float | None = None,
 ) -> Call:
     body = _clean(
         {
@@ -75,6 +106,7 @@ def search(
             "as_of": as_of,
             "include_history": include_history,
             "filters": _clean(filters) if filters else None,
+            "threshold": threshold,
         }
     )
     return Call("POST", "/v1/memories/search", json=body)

@@ -11,6 +11,18 @@ import httpx
 from memscribe.client import _requests as rq
 from memscribe.client._errors import ServerUnavailable, error_from_response
 from memscribe.client._shared import DEFAULT_URL, headers_for
+from memscribe.types import (
+    AddResult,
+    ForgetResult,
+    HistoryEntry,
+    ImportResult,
+    ListResult,
+    MemoryItem,
+    PurgeResult,
+    SearchResult,
+    StatsResult,
+    WhyResult,
+)
 
 __all__ = ["MemoryClient"]
 
@@ -51,7 +63,7 @@ class MemoryClient:
         self,
         messages: object,
         *,
-        user_id: object,
+        user_id: object = None,
         agent_id: object = None,
         session_id: object = None,
         project: object = None,
@@ -60,38 +72,36 @@ class MemoryClient:
         metadata: Mapping[str, Any] | None = None,
         idempotency_key: str | None = None,
         wait: bool = True,
-    ) -> dict[str, Any]:
-        """Store messages as an episode and (with ``wait``) write its memories."""
-        return self._send(
-            rq.add(
-                messages,
-                user_id=user_id,
-                agent_id=agent_id,
-                session_id=session_id,
-                project=project,
-                timestamp=timestamp,
-                source=source,
-                metadata=metadata,
-                idempotency_key=idempotency_key,
-                wait=wait,
-            )
-        )
+        run_id: object = None,
+        infer: bool = True,
+    ) -> AddResult:
+        """Store messages as an episode and (with ``wait``) write its memories; as :meth:`memscribe.Memory.add`."""
+        call = rq.add(
+            messages, user_id=user_id, agent_id=agent_id, session_id=session_id or run_id, project=project,
+            timestamp=timestamp, source=source, metadata=metadata, idempotency_key=idempotency_key, wait=wait,
+            infer=None if infer else False,
+        )  # fmt: skip
+        return cast(AddResult, self._call(call))
 
-    def update(self, memory_id: str, text: str, *, user_id: object = None) -> dict[str, Any]:
+    def update(self, memory_id: str, text: str, *, user_id: object = None) -> AddResult:
         """Replace a memory's text with a new version."""
-        return self._send(rq.update(memory_id, text, user_id))
+        return cast(AddResult, self._call(rq.update(memory_id, text, user_id)))
 
-    def delete(self, memory_id: str, *, user_id: object = None) -> dict[str, Any]:
+    def delete(self, memory_id: str, *, user_id: object = None) -> AddResult:
         """Retract a memory (kept as history)."""
-        return self._send(rq.delete(memory_id, user_id))
+        return cast(AddResult, self._call(rq.delete(memory_id, user_id)))
 
-    def forget(self, query_or_id: str, *, user_id: object = None, limit: int = 5) -> dict[str, Any]:
+    def forget(self, query_or_id: str, *, user_id: object = None, limit: int = 5) -> ForgetResult:
         """Erase a memory by id, or those matching a query: every version and its source text."""
-        return self._send(rq.forget(query_or_id, user_id, limit))
+        return cast(ForgetResult, self._call(rq.forget(query_or_id, user_id, limit)))
 
-    def purge(self, user_id: object) -> dict[str, Any]:
-        """Erase every byte of one user's content."""
-        return self._send(rq.purge(user_id))
+    def purge(self, user_id: object) -> PurgeResult:
+        """Erase every byte of one user's content (the server reports file counts, not paths)."""
+        return cast(PurgeResult, self._call(rq.purge(user_id)))
+
+    def delete_all(self, *, user_id: object) -> PurgeResult:
+        """mem0's ``delete_all(user_id=...)``: :meth:`purge`."""
+        return self.purge(user_id)
 
     # -- read ---------------------------------------------------------------------------------------
 
@@ -99,57 +109,64 @@ class MemoryClient:
         self,
         query: str,
         *,
-        user_id: object,
-        limit: int = 10,
+        user_id: object = None,
+        limit: int | None = None,
         as_of: object = None,
         include_history: bool = False,
         filters: Mapping[str, Any] | None = None,
-    ) -> dict[str, Any]:
-        """Hybrid search over the user's current memories."""
-        return self._send(
-            rq.search(
-                query,
-                user_id=user_id,
-                limit=limit,
-                as_of=as_of,
-                include_history=include_history,
-                filters=filters,
-            )
-        )
+        top_k: int | None = None,
+        threshold: float | None = None,
+    ) -> SearchResult:
+        """Hybrid search over the user's current memories; as :meth:`memscribe.Memory.search`."""
+        user_id, filters = rq.mem0_scope(user_id, filters)
+        call = rq.search(
+            query, user_id=user_id, limit=rq.limit_of(limit, top_k, 10), as_of=as_of,
+            include_history=include_history, filters=filters, threshold=threshold,
+        )  # fmt: skip
+        return cast(SearchResult, self._call(call))
 
-    def get(self, memory_id: str, *, user_id: object = None) -> dict[str, Any]:
+    def get(self, memory_id: str, *, user_id: object = None) -> MemoryItem:
         """The current version of one memory."""
-        return self._send(rq.get(memory_id, user_id))
+        return cast(MemoryItem, self._call(rq.get(memory_id, user_id)))
 
     def list(
         self,
         *,
-        user_id: object,
-        limit: int = 100,
+        user_id: object = None,
+        limit: int | None = None,
         offset: int = 0,
         as_of: object = None,
         include_history: bool = False,
         filters: Mapping[str, Any] | None = None,
-    ) -> dict[str, Any]:
-        """One page of the user's memories (``next_offset`` gives the next)."""
-        return self._send(
-            rq.list_(
-                user_id=user_id,
-                limit=limit,
-                offset=offset,
-                as_of=as_of,
-                include_history=include_history,
-                filters=filters,
-            )
-        )
+        top_k: int | None = None,
+    ) -> ListResult:
+        """One page of the user's memories (``next_offset`` gives the next); as :meth:`memscribe.Memory.list`."""
+        user_id, filters = rq.mem0_scope(user_id, filters)
+        call = rq.list_(
+            user_id=user_id, limit=rq.limit_of(limit, top_k, 100), offset=offset, as_of=as_of,
+            include_history=include_history, filters=filters,
+        )  # fmt: skip
+        return cast(ListResult, self._call(call))
 
-    def history(self, memory_id: str, *, user_id: object = None) -> builtins.list[dict[str, Any]]:
-        """Every version of a memory and of those it superseded, oldest first."""
-        return cast(builtins.list[dict[str, Any]], self._call(rq.history(memory_id, user_id)))
+    def get_all(
+        self,
+        *,
+        user_id: object = None,
+        filters: Mapping[str, Any] | None = None,
+        top_k: int | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> ListResult:
+        """mem0's name for :meth:`list`."""
+        return self.list(user_id=user_id, filters=filters, top_k=top_k, limit=limit, offset=offset)
 
-    def why(self, memory_id: str, *, user_id: object = None) -> dict[str, Any]:
+    def history(self, memory_id: str, *, user_id: object = None) -> builtins.list[HistoryEntry]:
+        """Every version of a memory and of those it superseded, oldest first (mem0's history fields too)."""
+        return cast("builtins.list[HistoryEntry]", self._call(rq.history(memory_id, user_id)))
+
+    def why(self, memory_id: str, *, user_id: object = None) -> WhyResult:
         """The operations and episodes behind a memory."""
-        return self._send(rq.why(memory_id, user_id))
+        return cast(WhyResult, self._call(rq.why(memory_id, user_id)))
 
     def pack(self, query: str, *, user_id: object, max_tokens: int = 800, limit: int = 20) -> str:
         """A context block of the best memories for ``query``, framed as background data."""
@@ -182,7 +199,7 @@ class MemoryClient:
 
     def import_(
         self, lines: Iterable[str], *, progress: Callable[[int], None] | None = None
-    ) -> dict[str, int]:
+    ) -> ImportResult:
         """Load exported JSON lines (streamed to the server; idempotent)."""
 
         def body() -> Any:
@@ -195,17 +212,18 @@ class MemoryClient:
             response = self._http.post("/v1/import", content=body(), headers={"content-type": rq.NDJSON})
         except httpx.TransportError as exc:
             raise ServerUnavailable(f"{type(exc).__name__}: {exc}") from exc
-        return cast(dict[str, int], rq.decode(response.status_code, response.content))
+        return cast(ImportResult, rq.decode(response.status_code, response.content))
 
-    def stats(self, *, user_id: object = None) -> dict[str, Any]:
+    def stats(self, *, user_id: object = None) -> StatsResult:
         """Counts for one user (over HTTP ``user_id`` is required)."""
-        return self._send(rq.stats(user_id))
+        return cast(StatsResult, self._send(rq.stats(user_id)))
 
     def health(self) -> dict[str, Any]:
         """The server's ``/healthz``."""
         return self._send(rq.Call("GET", "/healthz"))
 
     def close(self) -> None:
+        """Close the HTTP connection pool."""
         self._http.close()
 
     def __enter__(self) -> MemoryClient:

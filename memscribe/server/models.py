@@ -98,6 +98,7 @@ class AddRequest(_In):
     metadata: dict[str, Any] | None = None
     idempotency_key: Annotated[str, StringConstraints(min_length=1, max_length=256)] | None = None
     wait: bool = Field(default=True, description="Write memories before answering; false: only store.")
+    infer: bool = Field(default=True, description="false: store the messages as they are (the raw writer).")
 
 
 class Filters(_In):
@@ -122,6 +123,7 @@ class SearchRequest(_In):
     as_of: Timestamp | None = None
     include_history: bool = False
     filters: Filters | None = None
+    threshold: float | None = Field(default=None, ge=0.0, le=1.0, description="Drop hits scoring below it.")
 
 
 class UpdateRequest(_In):

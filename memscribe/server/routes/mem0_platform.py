@@ -13,12 +13,12 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query, Request
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from memscribe.engine.reading import mem0_scope
 from memscribe.errors import InvalidInput, ScopeError
 from memscribe.server.auth import MemoryDep, TenantDep, server_state
-from memscribe.server.models import MAX_LIMIT, AddRequest, AddResponse, MessageIn, SearchResponse
+from memscribe.server.models import MAX_LIMIT, AddRequest, AddResponse, MessageIn, SearchResponse, Timestamp
 from memscribe.server.routes._common import ERRORS
 from memscribe.server.routes.data import purge_report
 from memscribe.server.routes.memories import add_memories
@@ -44,7 +44,7 @@ class V3Add(_Mem0In):
     filters: dict[str, Any] | None = None
     metadata: dict[str, Any] | None = None
     infer: bool = True
-    timestamp: int | float | str | None = None
+    timestamp: Timestamp | None = Field(default=None, description="When it was said (unix seconds or ISO 8601).")
 
 
 class V3List(_Mem0In):
@@ -111,11 +111,14 @@ def add_v3(request: Request, principal: TenantDep, body: V3Add) -> Any:
     top = {"user_id": body.user_id, "agent_id": body.agent_id, "run_id": body.run_id, "app_id": body.app_id}
     user_id, scope = _scope(top, body.filters)
     scope = scope or {}
-    native = AddRequest.model_validate({
-        "messages": body.messages, "user_id": user_id, "agent_id": scope.get("agent_id"),
-        "session_id": scope.get("session_id"), "project": scope.get("project"), "metadata": body.metadata,
-        "timestamp": body.timestamp, "source": "mem0",
-    })  # fmt: skip
+    try:
+        native = AddRequest.model_validate({
+            "messages": body.messages, "user_id": user_id, "agent_id": scope.get("agent_id"),
+            "session_id": scope.get("session_id"), "project": scope.get("project"), "metadata": body.metadata,
+            "timestamp": body.timestamp, "source": "mem0",
+        })  # fmt: skip
+    except ValidationError as exc:
+        raise InvalidInput(f"unusable add body: {exc.errors()[0]['msg']}") from None
     assert principal.tenant is not None
     memory = server_state(request).pool.get(principal.tenant, writer=None if body.infer else "raw")
     return add_memories(memory, native)

@@ -39,7 +39,7 @@ def add_memories(memory: Memory, body: AddRequest) -> dict[str, Any]:
     result: dict[str, Any] = dict(memory.add(
         messages, user_id=body.user_id, agent_id=body.agent_id, session_id=body.session_id,
         project=body.project, timestamp=body.timestamp, source=body.source, metadata=body.metadata,
-        idempotency_key=body.idempotency_key, wait=body.wait,
+        idempotency_key=body.idempotency_key, wait=body.wait, infer=body.infer,
     ))  # fmt: skip
     return result
 
@@ -96,7 +96,7 @@ def search(memory: MemoryDep, body: SearchRequest) -> Any:
     filters = body.filters.model_dump(exclude_none=True) if body.filters else None
     return memory.search(
         body.query, user_id=body.user_id, limit=body.limit, as_of=body.as_of,
-        include_history=body.include_history, filters=filters or None,
+        include_history=body.include_history, filters=filters or None, threshold=body.threshold,
     )  # fmt: skip
 
 
