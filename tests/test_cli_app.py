@@ -49,9 +49,10 @@ def test_a_missing_extra_is_a_one_line_hint(tmp_path: Path, args: list[str], blo
     done = run_cli(tmp_path, *args, without=blocked)
     assert done.returncode == ERROR_TABLE[ConfigError].exit_code, done.stderr
     assert "Traceback" not in done.stderr
-    assert done.stderr.strip().splitlines() == [
-        done.stderr.strip().splitlines()[0]
-    ] and f"pip install 'memscribe[{extra}]'" in done.stderr
+    assert (
+        done.stderr.strip().splitlines() == [done.stderr.strip().splitlines()[0]]
+        and f"pip install 'memscribe[{extra}]'" in done.stderr
+    )
 
 
 def test_export_into_a_closed_pipe_exits_quietly(tmp_path: Path) -> None:
@@ -114,3 +115,18 @@ def test_a_bad_config_file_is_a_config_error(tmp_path: Path) -> None:
     (tmp_path / "config.toml").write_text("writer = [\n")
     broken = run_cli(tmp_path, "config", "show")
     assert broken.returncode == 5 and "not readable TOML" in broken.stderr and "Traceback" not in broken.stderr
+
+
+def test_the_demo_needs_no_extra(tmp_path: Path) -> None:
+    code = WITHOUT.replace(
+        "from memscribe.cli.main import main\nmain(sys.argv[2:])", "from memscribe.demo import main\nmain(sys.argv[2:])"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMSCRIBE_")}
+    env["MEMSCRIBE_HOME"] = str(tmp_path)
+    blocked = "fastapi,uvicorn,httpx,mcp,pytest,hypothesis,anyio,mem0,openai"
+    done = subprocess.run(
+        [sys.executable, "-c", code, blocked, "--embedder", "hash"],
+        env=env, capture_output=True, text=True, timeout=240,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Try it yourself" in done.stdout

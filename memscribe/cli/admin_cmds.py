@@ -22,9 +22,7 @@ __all__ = ["COMMANDS"]
 
 @click.command("purge")
 @user_option()
-@click.option(
-    "--yes", is_flag=True, help="Do not ask for confirmation (required with --json or no terminal)."
-)
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation (required with --json or no terminal).")
 @json_option
 @pass_state
 def purge_cmd(state: CliState, user: str | None, yes: bool) -> None:
@@ -33,9 +31,7 @@ def purge_cmd(state: CliState, user: str | None, yes: bool) -> None:
     if not yes:
         if state.json or not sys.stdin.isatty():
             raise InvalidInput(f"purge erases all of {user_id!r}'s data for good; pass --yes to confirm")
-        click.confirm(
-            f"Erase all memories and conversations of {user_id!r}? This cannot be undone", abort=True
-        )
+        click.confirm(f"Erase all memories and conversations of {user_id!r}? This cannot be undone", abort=True)
     report = state.memory().purge(user_id)
 
     def render(out: Console) -> None:
@@ -139,9 +135,7 @@ def config_show(state: CliState) -> None:
             table.add_row(row["setting"], str(row["value"] or "-"), row["source"], row["env"] or "")
         out.print(table)
 
-    emit(
-        state.json, {row["setting"]: {k: row[k] for k in ("value", "source", "env")} for row in rows}, render
-    )
+    emit(state.json, {row["setting"]: {k: row[k] for k in ("value", "source", "env")} for row in rows}, render)
 
 
 COMMANDS = (purge_cmd, export_cmd, import_cmd, reindex_cmd, stats_cmd, config_group)

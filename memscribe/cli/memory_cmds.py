@@ -46,9 +46,7 @@ def _messages(text: str | None, file: IO[str] | None) -> object:
             raise InvalidInput(f"--file is not valid JSON: {exc}") from exc
         return data["messages"] if isinstance(data, dict) and "messages" in data else data
     if text is None:
-        raise InvalidInput(
-            "give the TEXT to remember, '-' to read it from stdin, or --file with JSON messages"
-        )
+        raise InvalidInput("give the TEXT to remember, '-' to read it from stdin, or --file with JSON messages")
     return sys.stdin.read() if text == "-" else text
 
 

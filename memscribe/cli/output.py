@@ -100,9 +100,7 @@ def _provenance(row: Mapping[str, Any]) -> str:
     return " ".join(part for part in (row.get("source") or "", where) if part)
 
 
-def memories_table(
-    rows: Iterable[Mapping[str, Any]], *, title: str | None = None, scores: bool = False
-) -> Table:
+def memories_table(rows: Iterable[Mapping[str, Any]], *, title: str | None = None, scores: bool = False) -> Table:
     """Memories as a table: score (search only), date, the memory with its id beneath, and provenance."""
     from rich.table import Table
 

@@ -44,9 +44,7 @@ class AsyncMemoryClient:
 
     async def _call(self, call: rq.Call) -> Any:
         try:
-            response = await self._http.request(
-                call.method, call.path, params=call.params or None, json=call.json
-            )
+            response = await self._http.request(call.method, call.path, params=call.params or None, json=call.json)
         except httpx.TransportError as exc:
             raise ServerUnavailable(f"{type(exc).__name__}: {exc}") from exc
         return rq.decode(response.status_code, response.content)
@@ -193,9 +191,7 @@ class AsyncMemoryClient:
             raise ServerUnavailable(f"{type(exc).__name__}: {exc}") from exc
         return lines if fp is None else None
 
-    async def import_(
-        self, lines: Iterable[str], *, progress: Callable[[int], None] | None = None
-    ) -> ImportResult:
+    async def import_(self, lines: Iterable[str], *, progress: Callable[[int], None] | None = None) -> ImportResult:
         """Load exported JSON lines (streamed to the server; idempotent)."""
 
         async def body() -> AsyncIterator[bytes]:
@@ -205,9 +201,7 @@ class AsyncMemoryClient:
                 yield chunk
 
         try:
-            response = await self._http.post(
-                "/v1/import", content=body(), headers={"content-type": rq.NDJSON}
-            )
+            response = await self._http.post("/v1/import", content=body(), headers={"content-type": rq.NDJSON})
         except httpx.TransportError as exc:
             raise ServerUnavailable(f"{type(exc).__name__}: {exc}") from exc
         return cast(ImportResult, rq.decode(response.status_code, response.content))

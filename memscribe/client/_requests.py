@@ -178,9 +178,7 @@ def why(memory_id: str, user_id: object) -> Call:
 
 
 def forget(query_or_id: str, user_id: object, limit: int) -> Call:
-    return Call(
-        "POST", "/v1/forget", json=_clean({"query_or_id": query_or_id, "user_id": user_id, "limit": limit})
-    )
+    return Call("POST", "/v1/forget", json=_clean({"query_or_id": query_or_id, "user_id": user_id, "limit": limit}))
 
 
 def purge(user_id: object) -> Call:

@@ -43,9 +43,7 @@ class MemoryClient:
         timeout: float = 30.0,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
-        self._http = httpx.Client(
-            base_url=base_url, headers=headers_for(api_key), timeout=timeout, transport=transport
-        )
+        self._http = httpx.Client(base_url=base_url, headers=headers_for(api_key), timeout=timeout, transport=transport)
 
     def _call(self, call: rq.Call) -> Any:
         try:
@@ -172,9 +170,7 @@ class MemoryClient:
         """A context block of the best memories for ``query``, framed as background data."""
         from memscribe.read.pack import pack_context
 
-        return pack_context(
-            self.search(query, user_id=user_id, limit=limit)["results"], max_tokens=max_tokens
-        )
+        return pack_context(self.search(query, user_id=user_id, limit=limit)["results"], max_tokens=max_tokens)
 
     # -- admin --------------------------------------------------------------------------------------
 
@@ -197,9 +193,7 @@ class MemoryClient:
             raise ServerUnavailable(f"{type(exc).__name__}: {exc}") from exc
         return lines if fp is None else None
 
-    def import_(
-        self, lines: Iterable[str], *, progress: Callable[[int], None] | None = None
-    ) -> ImportResult:
+    def import_(self, lines: Iterable[str], *, progress: Callable[[int], None] | None = None) -> ImportResult:
         """Load exported JSON lines (streamed to the server; idempotent)."""
 
         def body() -> Any:

@@ -17,9 +17,7 @@ def main() -> None:
     context = click.Context(click.Group("memscribe-mcp"), obj=SimpleNamespace(settings=resolve_settings({})))
     try:
         with context:
-            mcp.main(
-                args=sys.argv[1:], prog_name="python -m memscribe.mcp", standalone_mode=False, parent=context
-            )
+            mcp.main(args=sys.argv[1:], prog_name="python -m memscribe.mcp", standalone_mode=False, parent=context)
     except click.ClickException as exc:
         exc.show()
         sys.exit(exc.exit_code)

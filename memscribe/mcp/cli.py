@@ -60,16 +60,12 @@ def _scope(settings: Settings, user: str | None, project: str | None) -> tuple[s
 
 
 @click.command("mcp")
-@click.option(
-    "--stdio", "transport", flag_value="stdio", default=True, help="Serve over stdin/stdout (default)."
-)
+@click.option("--stdio", "transport", flag_value="stdio", default=True, help="Serve over stdin/stdout (default).")
 @click.option("--http", "transport", flag_value="http", help="Serve streamable HTTP on a loopback address.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address for --http (loopback only).")
 @click.option("--port", default=DEFAULT_MCP_PORT, show_default=True, type=click.IntRange(0, 65535))
 @click.option("--user", "-u", "user", default=None, help="User [env MEMSCRIBE_USER; default: the OS user].")
-@click.option(
-    "--project", default=None, help="Project [env MEMSCRIBE_PROJECT; default: git root; '' for none]."
-)
+@click.option("--project", default=None, help="Project [env MEMSCRIBE_PROJECT; default: git root; '' for none].")
 @click.option("--writer", default=None, help="Memory writer (default: the root option or $MEMSCRIBE_WRITER).")
 @click.option("--embedder", default=None, help="Embedder (default: the root option or $MEMSCRIBE_EMBEDDER).")
 @click.option("--llm", default=None, help="Model for the LLM writers, provider:model (default: $MEMSCRIBE_LLM).")

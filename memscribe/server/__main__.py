@@ -17,9 +17,7 @@ from memscribe.server.cli import register
 @click.option("--writer", default=None, help="Memory writer [env MEMSCRIBE_WRITER].")
 @click.option("--embedder", default=None, help="Embedder spec [env MEMSCRIBE_EMBEDDER].")
 @click.pass_context
-def main(
-    ctx: click.Context, home: str | None, db: str | None, writer: str | None, embedder: str | None
-) -> None:
+def main(ctx: click.Context, home: str | None, db: str | None, writer: str | None, embedder: str | None) -> None:
     """memscribe's REST server."""
     from memscribe.settings import resolve_settings
 

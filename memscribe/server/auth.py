@@ -98,9 +98,7 @@ def _admin_principal(
     return principal
 
 
-async def _tenant_memory(
-    request: Request, principal: Annotated[Principal, Depends(_tenant_principal)]
-) -> Memory:
+async def _tenant_memory(request: Request, principal: Annotated[Principal, Depends(_tenant_principal)]) -> Memory:
     # async: a dict lookup (building a Memory touches no file), so no worker-thread hop
     assert principal.tenant is not None
     return server_state(request).pool.get(principal.tenant)

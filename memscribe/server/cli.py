@@ -58,13 +58,9 @@ def _keys(ctx: click.Context, keys_file: str | None) -> Any:
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (loopback by default).")
 @click.option("--port", default=DEFAULT_PORT, show_default=True, type=click.IntRange(0, 65535))
 @click.option("--no-auth", is_flag=True, help="Serve one tenant without API keys (loopback addresses only).")
-@click.option(
-    "--admin-key", envvar="MEMSCRIBE_ADMIN_KEY", default=None, help="Admin key [env MEMSCRIBE_ADMIN_KEY]."
-)
+@click.option("--admin-key", envvar="MEMSCRIBE_ADMIN_KEY", default=None, help="Admin key [env MEMSCRIBE_ADMIN_KEY].")
 @click.option("--cors-origin", "cors_origins", multiple=True, help="Allow browser calls from this origin.")
-@click.option(
-    "--max-body", default=2 * MiB, show_default=True, type=click.IntRange(1024), help="Body limit, bytes."
-)
+@click.option("--max-body", default=2 * MiB, show_default=True, type=click.IntRange(1024), help="Body limit, bytes.")
 @click.option("--keys-file", default=None, help="API key database (default: keys.db beside the store).")
 @click.option("--log-level", default="info", type=click.Choice(["debug", "info", "warning", "error"]))
 @writer_options
@@ -101,9 +97,7 @@ def keys() -> None:
     """Manage tenant API keys (stored hashed in keys.db beside the store)."""
 
 
-_keys_file = click.option(
-    "--keys-file", default=None, help="API key database (default: keys.db beside the store)."
-)
+_keys_file = click.option("--keys-file", default=None, help="API key database (default: keys.db beside the store).")
 
 
 @keys.command("create")

@@ -33,9 +33,7 @@ class ApiError(Exception):
         self.status, self.code, self.message, self.headers = status, code, message, headers or {}
 
 
-def error_response(
-    status: int, code: str, message: str, headers: dict[str, str] | None = None
-) -> JSONResponse:
+def error_response(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
     return JSONResponse({"error": {"code": code, "message": message}}, status_code=status, headers=headers)
 
 

@@ -137,9 +137,7 @@ class KeyStore:
         """Revoke a key by id; revoking twice keeps the first revocation time."""
         with self._connect() as conn:
             if conn is not None:
-                conn.execute(
-                    "UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", (_now(), key_id)
-                )
+                conn.execute("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", (_now(), key_id))
                 row = conn.execute(
                     "SELECT id, tenant, name, created_at, revoked_at FROM api_keys WHERE id = ?", (key_id,)
                 ).fetchone()

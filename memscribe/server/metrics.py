@@ -51,8 +51,7 @@ class RequestMetrics:
     def snapshot(self) -> dict[str, Any]:
         with self._lock:
             routes = {
-                name: (r.count, r.errors, dict(r.statuses), sorted(r.recent_ms))
-                for name, r in self._routes.items()
+                name: (r.count, r.errors, dict(r.statuses), sorted(r.recent_ms)) for name, r in self._routes.items()
             }
         return {
             "uptime_s": round(time.time() - self.started, 3),

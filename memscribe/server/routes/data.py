@@ -40,9 +40,7 @@ class PurgeRequest(BaseModel):
     user_id: ScopeId
 
 
-@router.post(
-    "/forget", response_model=ForgetResponse, summary="Erase a memory by id, or those matching a query"
-)
+@router.post("/forget", response_model=ForgetResponse, summary="Erase a memory by id, or those matching a query")
 def forget(memory: MemoryDep, body: ForgetRequest) -> Any:
     return memory.forget(body.query_or_id, user_id=body.user_id, limit=body.limit)
 
