@@ -81,6 +81,22 @@ def test_sync_client_round_trip(server: Served) -> None:
     assert client.users()["results"] == []
 
 
+def test_batch_calls_and_the_profile(server: Served) -> None:
+    client = MemoryClient(api_key=key_for(server.home, "batch-co"), host=server.url)
+    ids = [client.add(text, user_id="fay", infer=False)["results"][0]["id"] for text in ("I like tea.", "I ski.")]
+    assert client.batch_update([{"memory_id": ids[0], "text": "I like green tea."}])["message"]
+    assert client.get(ids[0])["memory"] == "I like green tea."
+    client.batch_delete([{"memory_id": i} for i in ids])
+    assert client.get_all(filters={"user_id": "fay"})["results"] == []
+    from mem0.exceptions import MemoryNotFoundError
+
+    with pytest.raises(MemoryNotFoundError):
+        client.batch_delete([{"memory_id": "missing"}])
+    client.add("I live in Oslo.", user_id="gus")
+    profile = client.get_profile("gus")
+    assert profile["status"] == "succeeded" and "Oslo" in json.dumps(profile["profile"])
+
+
 def test_sync_client_errors_map_to_mem0_exceptions(server: Served) -> None:
     from mem0.exceptions import MemoryNotFoundError, ValidationError
 

@@ -1,5 +1,6 @@
 """The mem0 platform API that mem0ai's released ``MemoryClient``/``AsyncMemoryClient`` call with ``host=``:
-``/v1/ping/``, the v2/v3 memory routes (add, list, search) and ``/v1/entities/`` (users, delete, reset).
+``/v1/ping/``, the v2/v3 memory routes (add, list, search), ``/v1/batch/`` (update, delete), ``/v1/entities/``
+(users, delete, reset) and a user's profile.
 
 mem0's entities map onto memscribe's scope: ``user_id`` picks the partition (required), ``agent_id`` stays
 ``agent_id``, ``run_id`` is ``session_id`` and ``app_id`` is ``project``. Scope may come at the top level
@@ -15,6 +16,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path, Query, Request
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from memscribe.engine.memory import Memory
 from memscribe.engine.reading import mem0_scope
 from memscribe.errors import InvalidInput, ScopeError
 from memscribe.server.auth import MemoryDep, TenantDep, server_state
@@ -184,3 +186,44 @@ def delete_entity(memory: MemoryDep, entity_type: EntityName, entity_id: EntityN
         )
     report = purge_report(memory, entity_id)
     return {**report, "message": "Entity deleted successfully."}
+
+
+class BatchItem(_Mem0In):
+    memory_id: str = Field(min_length=1, max_length=256)
+    text: str | None = Field(default=None, min_length=1, max_length=100_000)
+
+
+class Batch(BaseModel):
+    memories: list[BatchItem] = Field(min_length=1, max_length=1000)
+
+
+def _check_batch(memory: Memory, body: Batch, *, need_text: bool) -> None:
+    """Every id must exist (and carry text, for updates) before any is changed."""
+    for item in body.memories:
+        memory.get(item.memory_id)  # NotFound (404) before anything changes
+        if need_text and item.text is None:
+            raise InvalidInput(f"memory {item.memory_id!r}: memscribe updates text; send 'text'")
+
+
+@router.put("/v1/batch/", summary="mem0: update many memories (each a new version)")
+def batch_update(memory: MemoryDep, body: Batch) -> Any:
+    _check_batch(memory, body, need_text=True)
+    results = [memory.update(item.memory_id, str(item.text)) for item in body.memories]
+    return {"message": f"Successfully updated {len(results)} memories", "results": results}
+
+
+@router.delete("/v1/batch/", summary="mem0: retract many memories (kept as history)")
+def batch_delete(memory: MemoryDep, body: Batch) -> Any:
+    _check_batch(memory, body, need_text=False)
+    results = [memory.delete(item.memory_id) for item in body.memories]
+    return {"message": f"Successfully deleted {len(results)} memories", "results": results}
+
+
+@router.get("/v2/entities/user/{entity_id}/profile/", summary="mem0: a user's profile (memscribe's L0 profile)")
+def user_profile(memory: MemoryDep, entity_id: EntityName) -> Any:
+    """Built on request from current slot memories, so it is always fresh (never pending)."""
+    profile = memory.profile(user_id=entity_id)
+    return {
+        "profile": profile, "status": "succeeded" if profile else "insufficient_data", "entity_type": "user",
+        "entity_id": entity_id, "updated_at": None, "generation_count": 0,
+    }  # fmt: skip
