@@ -14,7 +14,7 @@ from memscribe.engine import reading, transfer, writing
 from memscribe.engine.candidates import EmbeddingCache
 from memscribe.engine.consolidation import Consolidator
 from memscribe.engine.core import Core
-from memscribe.errors import InvalidInput, NotFound
+from memscribe.errors import InvalidInput, NotFound, ScopeError
 from memscribe.providers.chat import ChatModel
 from memscribe.providers.ports import Embedder
 from memscribe.stores.ports import Store
@@ -36,6 +36,13 @@ from memscribe.types import (
 from memscribe.write.ports import Writer
 
 __all__ = ["Memory", "build_core"]
+
+
+def _user(user_id: object) -> object:
+    """The user id, or a ScopeError that says both ways to give it."""
+    if user_id is None:
+        raise ScopeError("user_id is required: pass user_id=... (or mem0-style filters={'user_id': ...})")
+    return user_id
 
 
 def _limit(limit: int | None, top_k: int | None, default: int) -> int:
@@ -151,7 +158,7 @@ class Memory:
         work: ``run_id`` is ``session_id``; ``infer=False`` stores the messages as they are (raw writer).
         With ``wait=False`` it returns at once with ``status: "pending"``."""
         episode = writing.prepare_episode(
-            self._core, messages, user_id=user_id, agent_id=agent_id, session_id=session_id or run_id,
+            self._core, messages, user_id=_user(user_id), agent_id=agent_id, session_id=session_id or run_id,
             project=project, timestamp=timestamp, source=source, metadata=metadata, idempotency_key=idempotency_key,
         )  # fmt: skip
         self._recover()
@@ -334,7 +341,7 @@ class Memory:
         self._recover()
         user_id, filters = reading.mem0_scope(user_id, filters)
         found = reading.search(
-            self._core, query, user_id=user_id, limit=_limit(limit, top_k, 10), as_of=as_of,
+            self._core, query, user_id=_user(user_id), limit=_limit(limit, top_k, 10), as_of=as_of,
             include_history=include_history, filters=filters, threshold=threshold,
         )  # fmt: skip
         return cast(SearchResult, found)
@@ -359,7 +366,7 @@ class Memory:
         ``include_history`` lists retired versions too."""
         user_id, filters = reading.mem0_scope(user_id, filters)
         found = reading.list_memories(
-            self._core, user_id=user_id, limit=_limit(limit, top_k, 100), offset=offset, as_of=as_of,
+            self._core, user_id=_user(user_id), limit=_limit(limit, top_k, 100), offset=offset, as_of=as_of,
             include_history=include_history, filters=filters,
         )  # fmt: skip
         return cast(ListResult, found)

@@ -303,17 +303,21 @@ def explain_messages(
 ) -> list[dict[str, Any]]:
     """What happened to each message of the episode and why: stored, merged (already known), updated,
     superseded, deleted, rejected (with the engine's or the writer's reason) or skipped (with the writer's
-    reason from ``skipped``, else a neutral one). Operations that name no message are credited to the only
-    message of a one-message episode."""
+    reason from ``skipped``, else a neutral one). Operations that name no message (a NOOP, a DELETE) are
+    credited to the one user message no other operation names, when there is exactly one."""
     rank = list(OUTCOMES.values())
     found: dict[int, list[tuple[str, str, str | None]]] = {}
-    only = [0] if len(episode.messages) == 1 else []
+    loose: list[tuple[str, str, str | None]] = []
     for result in plan.results:
-        for index in result["messages"] or only:
-            found.setdefault(index, []).append((OUTCOMES[OpKind(result["event"])], result["reason"], result["id"]))
+        entry = (OUTCOMES[OpKind(result["event"])], result["reason"], result["id"])
+        for index in result["messages"] or [-1]:
+            (found.setdefault(index, []) if index >= 0 else loose).append(entry)
     for op, reason in plan.rejected:
-        for index in (list(op.draft.message_indices) if op.draft else []) or only:
-            found.setdefault(index, []).append(("rejected", reason, None))
+        for index in (list(op.draft.message_indices) if op.draft else []) or [-1]:
+            (found.setdefault(index, []) if index >= 0 else loose).append(("rejected", reason, None))
+    open_users = [i for i, m in enumerate(episode.messages) if i not in found and m.role == "user"]
+    if loose and (len(open_users) == 1 or len(episode.messages) == 1):
+        found.setdefault(open_users[0] if open_users else 0, []).extend(loose)
     writer_says = dict(skipped)
     out = []
     for index, message in enumerate(episode.messages):
