@@ -105,6 +105,8 @@ def test_sync_client_errors_map_to_mem0_exceptions(server: Served) -> None:
         client.get("no-such-memory")
     with pytest.raises(ValidationError):
         client.search("anything", filters={"OR": [{"user_id": "a"}, {"user_id": "b"}]})
+    with pytest.raises(ValidationError, match="expiration_date"):
+        client.add("I am in Rome until Friday.", user_id="a", expiration_date="2030-01-01")
     with pytest.raises(ValueError, match="Error"):
         MemoryClient(api_key="msk_not_a_key", host=server.url)
 

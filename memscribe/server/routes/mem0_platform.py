@@ -30,6 +30,18 @@ __all__ = ["router"]
 router = APIRouter(tags=["mem0"], responses=ERRORS)
 EntityName = Annotated[str, Path(min_length=1, max_length=256)]
 _SCOPE_KEYS = ("user_id", "agent_id", "run_id", "app_id", "session_id", "project")
+# mem0 options that would change what is stored or returned and that memscribe cannot honour: refused (422)
+# rather than silently dropped. Benign ones (version, output_format, async_mode, rerank) are accepted.
+_UNSUPPORTED = frozenset({
+    "expiration_date", "structured_data_schema", "custom_categories", "custom_instructions",
+    "agent_custom_instructions", "memory_type", "prompt", "categories", "reference_date",
+})  # fmt: skip
+
+
+def _refuse_unsupported(body: BaseModel) -> None:
+    named = sorted(k for k, v in (body.model_extra or {}).items() if k in _UNSUPPORTED and v is not None)
+    if named:
+        raise InvalidInput(f"memscribe does not support mem0's {', '.join(named)}; see docs/server.md")
 
 
 class _Mem0In(BaseModel):
@@ -110,6 +122,7 @@ def ping(principal: TenantDep) -> dict[str, Any]:
 @router.post("/v3/memories/add/", response_model=AddResponse, summary="mem0: add (v3)")
 @router.post("/v2/memories/add/", response_model=AddResponse, include_in_schema=False)
 def add_v3(request: Request, principal: TenantDep, body: V3Add) -> Any:
+    _refuse_unsupported(body)
     top = {"user_id": body.user_id, "agent_id": body.agent_id, "run_id": body.run_id, "app_id": body.app_id}
     user_id, scope = _scope(top, body.filters)
     scope = scope or {}
@@ -156,6 +169,7 @@ def get_all_v3(
 @router.post("/v3/memories/search/", response_model=SearchResponse, summary="mem0: search (v3)")
 @router.post("/v2/memories/search/", response_model=SearchResponse, include_in_schema=False)
 def search_v3(memory: MemoryDep, body: V3Search) -> Any:
+    _refuse_unsupported(body)
     extra = body.model_extra or {}
     user_id, filters = _scope({k: extra.get(k) for k in _SCOPE_KEYS}, body.filters)
     # mem0's default threshold is 0.1 on a [0, 1] score; memscribe's score is on the same scale.
