@@ -127,13 +127,18 @@ def ops_table(result: Mapping[str, Any]) -> Table:
     table = Table()
     table.add_column("event", style="bold")
     table.add_column("memory", min_width=30, ratio=1)
+    table.add_column("why", style="dim", ratio=1)
     for row in result.get("results", []):
         text = row.get("memory", "")
         if row.get("previous_memory"):
             text = f"{text}  (was: {row['previous_memory']})"
         cell = plain(f"{text}\n" if text else "")
         cell.append(str(row.get("id", "")), style="dim")
-        table.add_row(row.get("event", ""), cell)
+        table.add_row(row.get("event", ""), cell, plain(row.get("reason", "")))
+    for message in result.get("messages", []):
+        if message["outcome"] in ("skipped", "rejected"):
+            said = f"message {message['index']} ({message['role']})"
+            table.add_row(message["outcome"].upper(), plain(said), plain(message["reason"]))
     return table
 
 

@@ -284,6 +284,12 @@ def _result(record: MemoryRecord, event: str, op: Operation) -> dict[str, Any]:
     return {"id": record.id, "memory": record.text, "event": event, "reason": op.reason, "messages": indices}
 
 
+_SMALL_TALK = frozenset({
+    "hi", "hey", "hello", "thanks", "thank", "thx", "ok", "okay", "cool", "great", "nice", "awesome", "lol",
+    "haha", "bye", "goodbye", "sure", "yes", "no", "yeah", "yep",
+})  # fmt: skip
+
+
 def _skip_reason(text: str, role: str, writer: str) -> str:
     """A writer-neutral account of why a message left no memory, for writers that give none."""
     bare = text.strip()
@@ -293,7 +299,10 @@ def _skip_reason(text: str, role: str, writer: str) -> str:
         return f"a {role} message"
     if bare.endswith("?"):
         return "a question"
-    if len(bare.split()) < 3:
+    words = bare.lower().split()
+    if len(words) <= 6 and words[0].strip(",.!") in _SMALL_TALK:
+        return "filler: a greeting, thanks or acknowledgement"
+    if len(words) < 3:
         return "filler: too short to hold a fact"
     return f"the {writer} writer found nothing worth remembering in it"
 
