@@ -12,7 +12,7 @@ FORMATTED := memscribe/settings.py memscribe/types.py memscribe/cli memscribe/cl
 	memscribe/server/metrics.py memscribe/server/models.py memscribe/server/settings.py \
 	memscribe/server/tenants.py memscribe/server/routes memscribe/engine/reading.py memscribe/engine/writing.py \
 	tests/_layering.py tests/test_mem0_client.py tests/test_mem0_quickstart.py tests/test_app_llm.py \
-	tests/test_cli_app.py tests/test_types.py tests/test_add_reasons.py
+	tests/test_cli_app.py tests/test_types.py tests/test_add_reasons.py tests/test_sdk_mem0.py
 DATA ?= $(wildcard ../shared/data)
 
 .PHONY: demo test lint bench bench-speed bench-updates bench-locomo bench-load bench-vectors clean
