@@ -127,8 +127,14 @@ class AsyncMemory:
     ) -> dict[str, Any]:
         return await self._run(self._sync.reindex, user_id=user_id, progress=progress)
 
-    async def process_pending(self, limit: int = 1000) -> int:
+    async def process_pending(self, limit: int | None = None) -> int:
         return await self._run(self._sync.process_pending, limit)
+
+    async def pending(self, *, limit: int = 100) -> builtins.list[dict[str, Any]]:
+        return await self._run(self._sync.pending, limit=limit)
+
+    async def retry_pending(self, *, user_id: object = None, writer: str | None = None) -> dict[str, Any]:
+        return await self._run(self._sync.retry_pending, user_id=user_id, writer=writer)
 
     async def flush(self, timeout: float | None = None) -> None:
         await asyncio.to_thread(self._sync.flush, timeout)

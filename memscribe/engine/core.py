@@ -27,6 +27,7 @@ class Core:
     clock: Clock
     tenant: str = "default"
     max_retries: int = 3
+    model: str | None = None  # the configured model spec ("provider:model"), recorded on pending episodes
     _embedder: Embedder | None = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 

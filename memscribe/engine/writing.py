@@ -92,7 +92,11 @@ def propose_prepare(core: Core, episode: Episode) -> tuple[EmbeddingCache, datet
 
 def record_failure(core: Core, episode: Episode, exc: BaseException) -> None:
     """Keep the episode, failed with its error, for a later retry: an acknowledged add is never dropped."""
-    core.store.fail_episode(episode.id, f"{type(exc).__name__}: {exc}")
+    from memscribe.engine.pending import retry_at
+
+    state = core.store.episode_state(episode.scope.partition, episode.id)
+    attempts = (state.attempts if state else 0) + 1
+    core.store.fail_episode(episode.id, f"{type(exc).__name__}: {exc}", retry_at=retry_at(core.clock.now(), attempts))
 
 
 def as_writer_error(core: Core, episode: Episode, exc: BaseException) -> MemscribeError:

@@ -115,6 +115,16 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         CREATE VIRTUAL TABLE memories_fts_vocab USING fts5vocab(memories_fts, 'row');
         """,
     ),
+    (
+        "0003_pending_writer",
+        """
+        -- A pending episode is written by the writer (and model) it was submitted with, never another's;
+        -- a failed one waits until retry_at (exponential backoff) before it is tried again.
+        ALTER TABLE episodes ADD COLUMN writer TEXT;
+        ALTER TABLE episodes ADD COLUMN model TEXT;
+        ALTER TABLE episodes ADD COLUMN retry_at TEXT;
+        """,
+    ),
 )
 
 
