@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 
-__all__ = ["MIGRATIONS", "migrate"]
+__all__ = ["MIGRATIONS", "migrate", "pending_migrations"]
 
 MIGRATIONS: tuple[tuple[str, str], ...] = (
     (
@@ -126,6 +126,15 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         """,
     ),
 )
+
+
+def pending_migrations(conn: sqlite3.Connection) -> list[str]:
+    """Names of the migrations this database still lacks (read only: no table is created)."""
+    try:
+        done = {row[0] for row in conn.execute("SELECT name FROM migrations")}
+    except sqlite3.OperationalError:  # a new, empty file
+        done = set()
+    return [name for name, _ in MIGRATIONS if name not in done]
 
 
 def migrate(conn: sqlite3.Connection) -> list[str]:

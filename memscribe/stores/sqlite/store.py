@@ -3,6 +3,7 @@ vectors, the keyword index and the journal; per-partition ANN indexes live besid
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -11,14 +12,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from memscribe.core.records import JournalEntry, MemoryRecord
-from memscribe.errors import EmbeddingMismatch, NotFound, StoreError, WriteConflict
+from memscribe.errors import EmbeddingMismatch, NotFound, StoreError, StoreReadOnly, WriteConflict
 from memscribe.stores.ports import Changeset, Partition, PurgeReport, RecordFilter
-from memscribe.stores.sqlite import codec, maintenance
+from memscribe.stores.sqlite import codec, erasure, maintenance
 from memscribe.stores.sqlite.codec import MEMORY_COLUMNS, t
-from memscribe.stores.sqlite.db import Database, translate
+from memscribe.stores.sqlite.db import Database, private_file, translate
 from memscribe.stores.sqlite.episodes import MAX_EPISODE_ATTEMPTS, EpisodeMixin
 from memscribe.stores.sqlite.filters import where
-from memscribe.stores.sqlite.schema import migrate
+from memscribe.stores.sqlite.schema import migrate, pending_migrations
 from memscribe.stores.sqlite.search import SearchMixin
 from memscribe.stores.sqlite.vectors import VectorCache, partition_token
 
@@ -36,7 +37,7 @@ class SQLiteStore(EpisodeMixin, SearchMixin):
     def __init__(self, path: str | Path, *, lock_timeout: float = 60.0) -> None:
         self.path = Path(path)
         self.db = Database(self.path, lock_timeout=lock_timeout)
-        self.vectors = VectorCache(Path(str(self.path) + ".ann"))
+        self.vectors = VectorCache(Path(str(self.path) + ".ann"), self.db.connection)
         self._ready = False
 
     # -- lifecycle ---------------------------------------------------------------------------------
@@ -46,22 +47,26 @@ class SQLiteStore(EpisodeMixin, SearchMixin):
             return True
         if not create and not self.path.exists():
             return False
-        if create:
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise translate(exc) from exc
-        with self.db._file_lock:
-            try:
-                migrate(self.db.connection())
-            except sqlite3.Error as exc:
-                raise translate(exc) from exc
+        try:
+            if create:
+                private_file(self.path)
+            conn = self.db.connection()
+            if pending_migrations(conn):  # a read-only store that is up to date is read without the lock file
+                with self.db.file_lock():
+                    migrate(conn)
+            if erasure.needs_scrub(conn):  # a forget or purge was killed before its clean-up
+                with contextlib.suppress(StoreReadOnly):
+                    erasure.finish_scrub(self)
+        except (sqlite3.Error, OSError) as exc:
+            raise translate(exc) from exc
         self._ready = True
         return True
 
     def close(self) -> None:
-        if self._ready:
-            self.vectors.save_all()
+        if self._ready and not self.db.read_only:
+            # A full disk or a vanished directory must not fail shutdown: the indexes rebuild from SQLite.
+            with contextlib.suppress(OSError, sqlite3.Error, StoreError):
+                self.vectors.save_all()
         self.db.close()
         self._ready = False
 
@@ -87,7 +92,7 @@ class SQLiteStore(EpisodeMixin, SearchMixin):
             for version_id, when in changes.retire:
                 self._retire(conn, changes.partition, version_id, when)
             for memory_id in changes.erase:
-                maintenance.erase_memory(conn, changes.partition, memory_id)
+                erasure.erase_memory(conn, changes.partition, memory_id)
             self._insert(conn, changes)
             marks = ",".join("?" * 21)
             for entry in changes.journal:
@@ -102,6 +107,8 @@ class SQLiteStore(EpisodeMixin, SearchMixin):
                     "UPDATE episodes SET status = 'done', error = NULL, processed_at = ? WHERE id = ?",
                     (t(changes.journal[0].created_at) if changes.journal else None, changes.episode_id),
                 )
+        if changes.erase:
+            erasure.finish_scrub(self)
         return True
 
     def _retire(self, conn: sqlite3.Connection, partition: Partition, version_id: str, when: Any) -> None:
@@ -274,7 +281,7 @@ class SQLiteStore(EpisodeMixin, SearchMixin):
 
     def purge(self, partition: Partition) -> PurgeReport:
         self._open(create=True)
-        return maintenance.purge_partition(self, partition)
+        return erasure.purge_partition(self, partition)
 
     def stats(self, partition: Partition | None = None, *, tenant: str | None = None) -> dict[str, Any]:
         return maintenance.stats(self, partition, tenant)
