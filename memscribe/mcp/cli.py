@@ -55,7 +55,9 @@ def mcp(
     server = build_server(memory, McpScope(user_id=user, project=project or None))
     try:
         if transport == "http":
-            server.run("streamable-http", host=host, port=port)
+            from memscribe.mcp.security import http_options
+
+            server.run("streamable-http", **http_options(host, port))
         else:
             server.run("stdio")
     finally:
