@@ -30,6 +30,7 @@ __all__ = [
     "propose_prepare",
     "record_failure",
     "redact_message",
+    "redact_value",
     "replan_on_conflict",
     "results_from_journal",
     "retract_all",
@@ -62,7 +63,7 @@ def prepare_episode(
     if metadata is not None and not isinstance(metadata, Mapping):
         raise InvalidInput("metadata must be a mapping")
     check_metadata(metadata)
-    clean_meta = _redact_value(dict(metadata or {}))
+    clean_meta = redact_value(dict(metadata or {}))
     key = redact_id(idempotency_key) if isinstance(idempotency_key, str) else idempotency_key
     return build_episode(parsed, scope, timestamp=when, source=source, metadata=clean_meta, idempotency_key=key)
 
@@ -70,19 +71,19 @@ def prepare_episode(
 def redact_message(m: Message) -> Message:
     """The message with secrets replaced in its content and tool-call arguments."""
     check_text(m.content, "message content")
-    calls = tuple(ToolCall(redact(c.name)[0], _redact_value(c.arguments), c.id) for c in m.tool_calls)
+    calls = tuple(ToolCall(redact(c.name)[0], redact_value(c.arguments), c.id) for c in m.tool_calls)
     name = redact(m.name)[0] if isinstance(m.name, str) else m.name
     return replace(m, content=redact(m.content)[0], name=name, tool_calls=calls)
 
 
-def _redact_value(value: Any) -> Any:
+def redact_value(value: Any) -> Any:
     """Every string in a JSON-like value redacted, mapping keys included."""
     if isinstance(value, str):
         return redact(value)[0]
     if isinstance(value, Mapping):
-        return {redact(str(k))[0]: _redact_value(v) for k, v in value.items()}
+        return {redact(str(k))[0]: redact_value(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_redact_value(v) for v in value]
+        return [redact_value(v) for v in value]
     return value
 
 

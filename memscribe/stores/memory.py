@@ -20,7 +20,7 @@ import numpy.typing as npt
 
 from memscribe.core.records import Episode, JournalEntry, MemoryRecord, Status
 from memscribe.core.text import keyword_terms
-from memscribe.errors import EmbeddingMismatch, NotFound, StoreError, WriteConflict
+from memscribe.errors import EmbeddingMismatch, InvalidInput, NotFound, StoreError, WriteConflict
 from memscribe.stores.filtering import matches
 from memscribe.stores.ports import MAX_EPISODE_ATTEMPTS, Changeset, EpisodeState, Partition, PurgeReport, RecordFilter
 
@@ -223,6 +223,9 @@ class InMemoryStore:
         current = {r.record.id for r in rows.values() if r.record.retired_at is None}
         numbered = {(r.record.id, r.record.version) for r in rows.values()}
         for record in changes.insert:
+            home = self._homes.get(record.id)
+            if home is not None and home != changes.partition:  # ids are store-wide
+                raise InvalidInput(f"memory id {record.id!r} cannot be used here")
             problem = self._invalid(record, changes.partition, rows, current, numbered)
             if problem:
                 raise StoreError(f"cannot insert version {record.version_id}: {problem}")

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from memscribe.core.records import JournalEntry, MemoryRecord
-from memscribe.errors import EmbeddingMismatch, NotFound, StoreError, StoreReadOnly, WriteConflict
+from memscribe.errors import EmbeddingMismatch, InvalidInput, NotFound, StoreError, StoreReadOnly, WriteConflict
 from memscribe.stores.ports import Changeset, Partition, PurgeReport, RecordFilter
 from memscribe.stores.sqlite import codec, erasure, maintenance
 from memscribe.stores.sqlite.codec import MEMORY_COLUMNS, t
@@ -139,6 +139,12 @@ class SQLiteStore(EpisodeMixin, SearchMixin):
         for record in changes.insert:
             if record.scope.partition != changes.partition:
                 raise StoreError("a changeset may only write inside its own partition")
+            elsewhere = conn.execute(
+                "SELECT 1 FROM memories WHERE id = ? AND (tenant != ? OR user_id != ?) LIMIT 1",
+                (record.id, *changes.partition),
+            ).fetchone()
+            if elsewhere:  # ids are store-wide: another partition's id would break its next write
+                raise InvalidInput(f"memory id {record.id!r} cannot be used here")
             cur = conn.execute(f"INSERT INTO memories ({MEMORY_COLUMNS}) VALUES ({marks})", codec.memory_params(record))
             rowid = cur.lastrowid
             conn.execute("INSERT INTO memories_fts (rowid, text, part) VALUES (?, ?, ?)", (rowid, record.text, token))
