@@ -92,7 +92,7 @@ def propose_prepare(core: Core, episode: Episode) -> tuple[EmbeddingCache, datet
     now = core.clock.now()
     cache = EmbeddingCache(core)
     cache.warm([m.content for m in episode.messages if m.content.strip()])
-    return cache, now, StoreCandidates(core, episode.scope.partition, cache, now)
+    return cache, now, StoreCandidates(core, episode.scope.partition, cache, now, episode.scope.project)
 
 
 def record_failure(core: Core, episode: Episode, exc: BaseException) -> None:
@@ -139,7 +139,7 @@ def commit_ops(
     for op in ops:
         if op.target and op.target not in targets:
             found = core.store.get(partition, op.target)
-            if found is not None:
+            if found is not None and found.scope.project == episode.scope.project:  # never across projects
                 targets[op.target] = found
     plan = plan_changes(
         episode,

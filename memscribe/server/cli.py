@@ -43,18 +43,24 @@ def _keys(ctx: click.Context, keys_file: str | None) -> Any:
 @click.option("--port", default=DEFAULT_PORT, show_default=True, type=click.IntRange(0, 65535))
 @click.option("--no-auth", is_flag=True, help="Serve one tenant without API keys (loopback addresses only).")
 @click.option(
-    "--admin-key", envvar="MEMSCRIBE_ADMIN_KEY", default=None, help="Admin key [env MEMSCRIBE_ADMIN_KEY]."
+    "--admin-key", envvar="MEMSCRIBE_ADMIN_KEY", default=None,
+    help="Admin key [env MEMSCRIBE_ADMIN_KEY]; prefer the variable or --admin-key-file (argv is visible to all).",
 )
+@click.option("--admin-key-file", default=None, type=click.Path(dir_okay=False, exists=True),
+              help="Read the admin key from this file (first line).")
 @click.option("--cors-origin", "cors_origins", multiple=True, help="Allow browser calls from this origin.")
+@click.option("--allowed-host", "allowed_hosts", multiple=True,
+              help="Another Host name to answer (behind a proxy); others are refused.")
 @click.option(
-    "--max-body", default=2 * MiB, show_default=True, type=click.IntRange(1024), help="Body limit, bytes."
+    "--max-body", default=1 * MiB, show_default=True, type=click.IntRange(1024), help="Body limit, bytes."
 )
 @click.option("--keys-file", default=None, help="API key database (default: keys.db beside the store).")
 @click.option("--log-level", default="info", type=click.Choice(["debug", "info", "warning", "error"]))
 @click.pass_context
 def serve(
-    ctx: click.Context, host: str, port: int, no_auth: bool, admin_key: str | None,
-    cors_origins: tuple[str, ...], max_body: int, keys_file: str | None, log_level: str,
+    ctx: click.Context, host: str, port: int, no_auth: bool, admin_key: str | None, admin_key_file: str | None,
+    cors_origins: tuple[str, ...], allowed_hosts: tuple[str, ...], max_body: int, keys_file: str | None,
+    log_level: str,
 ) -> None:  # fmt: skip
     """Serve the REST API (and mem0-compatible routes) with uvicorn."""
     import uvicorn
@@ -63,12 +69,18 @@ def serve(
     from memscribe.server.logs import configure_logging
     from memscribe.server.settings import ServerSettings
 
+    if admin_key_file:
+        admin_key = Path(admin_key_file).read_text(encoding="utf-8").strip().splitlines()[0]
+    elif admin_key and ctx.get_parameter_source("admin_key") == click.core.ParameterSource.COMMANDLINE:
+        click.echo("warning: --admin-key on the command line is visible to every local user; "
+                   "use MEMSCRIBE_ADMIN_KEY or --admin-key-file", err=True)  # fmt: skip
     db, writer, embedder = _store(ctx)
     configure_logging(log_level)
     settings = ServerSettings(
         store_path=db, host=host, port=port, keys_path=Path(keys_file) if keys_file else None,
         admin_key=admin_key or None, no_auth=no_auth, writer=writer, embedder=embedder,
-        cors_origins=cors_origins, max_body_bytes=max_body, max_import_bytes=max(max_body, 256 * MiB),
+        cors_origins=cors_origins, allowed_hosts=allowed_hosts, max_body_bytes=max_body,
+        max_import_bytes=max(max_body, 256 * MiB),
     )  # fmt: skip
     uvicorn.run(create_app(settings), host=host, port=port, log_config=None, access_log=False)
 
