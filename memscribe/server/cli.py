@@ -7,6 +7,7 @@ the CLI's resolved flags and ``MEMSCRIBE_*`` variables), else from the environme
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -69,13 +70,15 @@ def serve(
     from memscribe.server.logs import configure_logging
     from memscribe.server.settings import ServerSettings
 
-    if admin_key_file:
-        admin_key = Path(admin_key_file).read_text(encoding="utf-8").strip().splitlines()[0]
-    elif admin_key and ctx.get_parameter_source("admin_key") == click.core.ParameterSource.COMMANDLINE:
-        click.echo("warning: --admin-key on the command line is visible to every local user; "
-                   "use MEMSCRIBE_ADMIN_KEY or --admin-key-file", err=True)  # fmt: skip
     db, writer, embedder = _store(ctx)
     configure_logging(log_level)
+    if admin_key_file:
+        admin_key = (Path(admin_key_file).read_text(encoding="utf-8").strip().splitlines() or [""])[0]
+    elif admin_key and ctx.get_parameter_source("admin_key") == click.core.ParameterSource.COMMANDLINE:
+        logging.getLogger("memscribe.server").warning(
+            "--admin-key on the command line is visible to every local user; use MEMSCRIBE_ADMIN_KEY or "
+            "--admin-key-file"
+        )
     settings = ServerSettings(
         store_path=db, host=host, port=port, keys_path=Path(keys_file) if keys_file else None,
         admin_key=admin_key or None, no_auth=no_auth, writer=writer, embedder=embedder,
