@@ -15,7 +15,7 @@ __all__ = ["REDACTED", "redact", "redact_id"]
 
 REDACTED = "[REDACTED]"
 
-_TOK = r"(?<![A-Za-z0-9_\-])"  # start of a token: never inside a run of token characters
+_TOK = r"(?<![A-Za-z0-9_])"  # start of a token: never inside a word (a "-" prefix, as in "s-", may precede it)
 _KEYS = (
     r"password|passwd|passwort|pwd|pw|pass|passcode|passphrase|secret|token|api[_ -]?key|apikey|"
     r"access[_ -]?key|access[_ -]?token|auth[_ -]?token|refresh[_ -]?token|id[_ -]?token|session[_ -]?token|"

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 
 __all__ = ["check", "reindex", "stats"]
 
+
 def stats(store: SQLiteStore, partition: Partition | None, tenant: str | None = None) -> dict[str, Any]:
     if not store._open(create=False):
         empty = ("memories", "versions", "current", "episodes", "pending_episodes", "journal", "bytes")

@@ -46,9 +46,7 @@ class _Entry:
 class VectorCache:
     """Lazily loaded, incrementally synced ANN indexes, one per partition."""
 
-    def __init__(
-        self, directory: Path, connect: Callable[[], sqlite3.Connection], *, save_every: int = 5_000
-    ) -> None:
+    def __init__(self, directory: Path, connect: Callable[[], sqlite3.Connection], *, save_every: int = 5_000) -> None:
         self.directory = directory
         self.connect = connect  # the database whose vector_log says whether a partition was purged
         self.save_every = save_every
