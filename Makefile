@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 DATA ?= $(wildcard ../shared/data)
 
-.PHONY: demo test lint bench bench-speed bench-updates bench-locomo bench-load bench-vectors clean
+.PHONY: demo test test-slow lint bench bench-speed bench-updates bench-locomo bench-load bench-vectors clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +20,10 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest
+
+# The adversarial runs that take minutes: the kill -9 soak, negative fuzzing, 1 MB ReDoS budgets.
+test-slow: $(STAMP)
+	$(PY) -m pytest -m soak tests/adversarial
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check memscribe tests
