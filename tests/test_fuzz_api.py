@@ -32,8 +32,9 @@ CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance,
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, dict[str, str]]]:
     home: Path = tmp_path_factory.mktemp("fuzz")
     cfg = ServerSettings(
-        store_path=home / "store.db", embedder="hash", admin_key=ADMIN_KEY, max_body_bytes=256_000
-    )
+        store_path=home / "store.db", embedder="hash", admin_key=ADMIN_KEY, max_body_bytes=256_000,
+        allowed_hosts=("testserver",),  # the ASGI test client's Host
+    )  # fmt: skip
     app = create_app(cfg)
     key = KeyStore(cfg.resolved_keys_path).create("fuzz").token
     yield app, bearer(key)

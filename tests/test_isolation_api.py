@@ -31,7 +31,7 @@ def world(tmp_path: Path) -> Iterator[tuple[TestClient, dict[str, dict[str, str]
     keys = KeyStore(settings.resolved_keys_path)
     headers = {t: bearer(keys.create(t).token) for t in TENANTS}
     ids: dict[Owner, str] = {}
-    with TestClient(create_app(settings), raise_server_exceptions=False) as client:
+    with TestClient(create_app(settings), base_url="http://127.0.0.1", raise_server_exceptions=False) as client:
         for owner in OWNERS:
             tenant, user = owner
             body = {"messages": f"shared phrase and {word(owner)}", "user_id": user}

@@ -25,7 +25,7 @@ def settings(tmp_path: Path) -> ServerSettings:
 
 @pytest.fixture
 def client(settings: ServerSettings) -> Iterator[TestClient]:
-    with TestClient(create_app(settings), raise_server_exceptions=False) as c:
+    with TestClient(create_app(settings), base_url="http://127.0.0.1", raise_server_exceptions=False) as c:
         yield c
 
 
@@ -120,7 +120,7 @@ def test_no_auth_only_on_loopback(tmp_path: Path) -> None:
     with pytest.raises(ConfigError):
         ServerSettings(store_path=tmp_path / "s.db", host="0.0.0.0", no_auth=True)
     open_settings = ServerSettings(store_path=tmp_path / "s.db", embedder="hash", no_auth=True)
-    with TestClient(create_app(open_settings)) as c:
+    with TestClient(create_app(open_settings), base_url="http://127.0.0.1") as c:
         assert c.post("/v1/memories", json={"messages": "hello there", "user_id": "u"}).status_code == 200
 
 
@@ -185,7 +185,7 @@ def test_forget_purge_stats_export_import(client: TestClient, h: dict[str, str],
     assert len(by_query["results"]) == 1
 
     restored = ServerSettings(store_path=tmp_path / "restored" / "store.db", embedder="hash")
-    with TestClient(create_app(restored), raise_server_exceptions=False) as other_client:
+    with TestClient(create_app(restored), base_url="http://127.0.0.1", raise_server_exceptions=False) as other_client:
         check_import_and_purge(
             other_client, bearer(KeyStore(restored.resolved_keys_path).create("acme").token), lines
         )
@@ -373,7 +373,7 @@ def test_cors_off_by_default_and_on_when_configured(tmp_path: Path, client: Test
     cors = ServerSettings(
         store_path=tmp_path / "c.db", embedder="hash", cors_origins=("http://example.test",)
     )
-    with TestClient(create_app(cors)) as c:
+    with TestClient(create_app(cors), base_url="http://127.0.0.1") as c:
         r = c.options("/v1/memories", headers=origin)
         assert r.headers["access-control-allow-origin"] == "http://example.test"
 
@@ -435,7 +435,7 @@ def test_secrets_redacted_on_import(client: TestClient, h: dict[str, str], tmp_p
     lines = client.get("/v1/export", params={"user_id": "u1"}, headers=h).text
     tainted = lines.replace("a harmless fact", f"password: {SECRET}").encode()
     fresh = ServerSettings(store_path=tmp_path / "fresh" / "store.db", embedder="hash")
-    with TestClient(create_app(fresh), raise_server_exceptions=False) as other:
+    with TestClient(create_app(fresh), base_url="http://127.0.0.1", raise_server_exceptions=False) as other:
         key = bearer(KeyStore(fresh.resolved_keys_path).create("acme").token)
         r = other.post("/v1/import", content=tainted, headers={**key, "content-type": "application/x-ndjson"})
         assert r.status_code == 200, r.text

@@ -9,9 +9,9 @@ from typing import IO, TYPE_CHECKING, Any
 
 import click
 
-from memscribe.cli.output import emit, pairs_table, progress_bar
+from memscribe.cli.output import emit, pairs_table, plain, progress_bar
 from memscribe.cli.state import CliState, json_option, pass_state, user_option
-from memscribe.errors import InvalidInput
+from memscribe.errors import ERROR_TABLE, InvalidInput, StoreError
 from memscribe.settings import ENV_VARS
 
 if TYPE_CHECKING:
@@ -40,6 +40,39 @@ def purge_cmd(state: CliState, user: str | None, yes: bool) -> None:
             out.print("[red]purged text is still present in the files above[/red]")
 
     emit(state.json, report, render)
+    if not report["verified"]:  # scripts must not read an unverified purge as done
+        sys.exit(ERROR_TABLE[StoreError].exit_code)
+
+
+@click.command("pending")
+@user_option("Only this user's episodes (with --retry).")
+@click.option("--retry", is_flag=True, help="Retry them now, given-up ones included, with their own writer.")
+@click.option("--writer", default=None, help="With --retry: write them with this writer instead (an explicit switch).")
+@json_option
+@pass_state
+def pending_cmd(state: CliState, user: str | None, retry: bool, writer: str | None) -> None:
+    """Episodes stored but not yet written: their writer, attempts, last error and next retry."""
+    memory = state.memory()
+    if writer is not None and not retry:
+        raise InvalidInput("--writer switches the writer of pending episodes; it needs --retry")
+    if retry:
+        data: Any = memory.retry_pending(user_id=user, writer=writer)
+        emit(state.json, data, lambda out: out.print(pairs_table(data.items(), title="retried")))
+        return
+    rows = memory.pending(limit=1000)
+
+    def render(out: Console) -> None:
+        from rich.table import Table
+
+        columns = ("episode_id", "user_id", "writer", "attempts", "retry_at", "error")
+        table = Table(title=f"{len(rows)} pending episodes", title_justify="left")
+        for column in columns:
+            table.add_column(column)
+        for row in rows:
+            table.add_row(*(plain(row[c]) for c in columns))
+        out.print(table)
+
+    emit(state.json, {"pending": rows}, render)
 
 
 @click.command("export")
@@ -138,4 +171,4 @@ def config_show(state: CliState) -> None:
     emit(state.json, {row["setting"]: {k: row[k] for k in ("value", "source", "env")} for row in rows}, render)
 
 
-COMMANDS = (purge_cmd, export_cmd, import_cmd, reindex_cmd, stats_cmd, config_group)
+COMMANDS = (purge_cmd, pending_cmd, export_cmd, import_cmd, reindex_cmd, stats_cmd, config_group)

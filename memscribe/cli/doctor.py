@@ -95,6 +95,9 @@ def _index_files(store: SQLiteStore) -> tuple[str, str]:
             continue
         if not target.is_file():
             broken.append(meta.name)
+    known = store.embedding_model()
+    if known is not None:  # open each index: a wrong width or a damaged file is rebuilt, and worth knowing
+        broken += [p for p in store.vectors.check_files(known[1]) if not any(b in p for b in broken)]
     size = sum(f.stat().st_size for f in files if f.is_file())
     detail = f"{len(metas)} partition indexes, {size / 2**20:.1f} MiB in {store.vectors.directory}"
     rebuild = "from SQLite on the next search, or now by `memscribe reindex`"

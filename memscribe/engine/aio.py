@@ -225,9 +225,17 @@ class AsyncMemory:
         """As :meth:`Memory.reindex`."""
         return await self._run(self._sync.reindex, user_id=user_id, progress=progress)
 
-    async def process_pending(self, limit: int = 1000) -> int:
+    async def process_pending(self, limit: int | None = None) -> int:
         """As :meth:`Memory.process_pending`."""
         return await self._run(self._sync.process_pending, limit)
+
+    async def pending(self, *, limit: int = 100) -> builtins.list[dict[str, Any]]:
+        """As :meth:`Memory.pending`."""
+        return await self._run(self._sync.pending, limit=limit)
+
+    async def retry_pending(self, *, user_id: object = None, writer: str | None = None) -> dict[str, Any]:
+        """As :meth:`Memory.retry_pending`."""
+        return await self._run(self._sync.retry_pending, user_id=user_id, writer=writer)
 
     async def flush(self, timeout: float | None = None) -> None:
         """As :meth:`Memory.flush`."""

@@ -44,13 +44,20 @@ class EmbeddingCache:
 
 
 class StoreCandidates:
-    """Current, active memories of one partition, as a writer sees them."""
+    """Current, active memories of one partition and one project, as a writer sees them: a memory of project
+    A is never a candidate for an episode of project B (or of none), so neither can supersede the other."""
 
-    def __init__(self, core: Core, partition: Partition, cache: EmbeddingCache, now: datetime) -> None:
+    def __init__(
+        self, core: Core, partition: Partition, cache: EmbeddingCache, now: datetime, project: str | None = None
+    ) -> None:
         self.core = core
         self.partition = partition
         self.cache = cache
-        self.flt = RecordFilter(now=now)
+        self.project = project
+        self.flt = RecordFilter(now=now, project=project)
+
+    def _mine(self, records: list[MemoryRecord]) -> list[MemoryRecord]:
+        return [r for r in records if r.scope.project == self.project]
 
     def similar(self, text: str, limit: int = 8) -> list[MemoryRecord]:
         hits = gather_hits(
@@ -62,10 +69,10 @@ class StoreCandidates:
             limit,
             query_vector=self.cache.get(text),
         )
-        return [h.record for h in hits]
+        return self._mine([h.record for h in hits])
 
     def by_slot(self, slot: str) -> list[MemoryRecord]:
-        return self.core.store.by_slot(self.partition, slot)
+        return self._mine(self.core.store.by_slot(self.partition, slot))
 
     def by_subject(self, subject: str, limit: int = 50) -> list[MemoryRecord]:
-        return self.core.store.by_subject(self.partition, subject, limit)
+        return self._mine(self.core.store.by_subject(self.partition, subject, limit))

@@ -7,8 +7,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from memscribe.core.clock import Clock
+from memscribe.core.limits import check_text
 from memscribe.core.messages import parse_scope
 from memscribe.core.records import Scope
+from memscribe.core.redact import redact_id
 from memscribe.errors import InvalidInput, NotFound
 from memscribe.providers.ports import Embedder
 from memscribe.stores.ports import Partition, Store
@@ -27,6 +29,7 @@ class Core:
     clock: Clock
     tenant: str = "default"
     max_retries: int = 3
+    model: str | None = None  # the configured model spec ("provider:model"), recorded on pending episodes
     _embedder: Embedder | None = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -47,7 +50,12 @@ class Core:
         session_id: object = None,
         project: object = None,
     ) -> Scope:
-        return parse_scope(user_id, tenant=self.tenant, agent_id=agent_id, session_id=session_id, project=project)
+        # A secret pasted into an id is stored as a digest: the same id still finds the same scope.
+        ids = [redact_id(v) if isinstance(v, str) else v for v in (user_id, agent_id, session_id, project)]
+        for value in ids:
+            if isinstance(value, str):
+                check_text(value, "scope id")
+        return parse_scope(ids[0], tenant=self.tenant, agent_id=ids[1], session_id=ids[2], project=ids[3])
 
     def partition(self, user_id: object) -> Partition:
         return self.scope(user_id).partition

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import builtins
+import contextlib
 import threading
 from collections.abc import Callable, Iterable, Mapping
+from datetime import timedelta
 from pathlib import Path
 from typing import IO, Any, cast
 
@@ -14,10 +16,11 @@ from memscribe.engine import reading, transfer, writing
 from memscribe.engine.candidates import EmbeddingCache
 from memscribe.engine.consolidation import Consolidator
 from memscribe.engine.core import Core
+from memscribe.engine.pending import WRITE_LEASE_SECONDS, PendingRunner, submitted_writer
 from memscribe.errors import InvalidInput, NotFound, ScopeError
 from memscribe.providers.chat import ChatModel
 from memscribe.providers.ports import Embedder
-from memscribe.stores.ports import Store
+from memscribe.stores.ports import MAX_EPISODE_ATTEMPTS, Store
 from memscribe.types import (
     AddResult,
     ConsolidateResult,
@@ -82,6 +85,7 @@ def build_core(
         clock=clock or SystemClock(),
         tenant=tenant or cfg.tenant,
         max_retries=cfg.max_retries,
+        model=cfg.llm,
     )
 
 
@@ -128,8 +132,11 @@ class Memory:
         self._auto_consolidate = cfg.consolidation or ultra
         self._worker: threading.Thread | None = None
         self._queue_lock = threading.Lock()
-        self._recover_lock = threading.Lock()
         self._recovered = False
+        self._closing = False
+        self._again = False
+        self._queued: builtins.list[tuple[Core, Any]] = []  # (core, episode) acknowledged with wait=False
+        self._pending = PendingRunner(self._core, self._process_with, self._chat_factory)
 
     # -- write -----------------------------------------------------------------------------------
 
@@ -162,16 +169,19 @@ class Memory:
             project=project, timestamp=timestamp, source=source, metadata=metadata, idempotency_key=idempotency_key,
         )  # fmt: skip
         self._recover()
-        state = self._core.store.put_episode(episode)
+        core = self._core if infer else self._raw_core()  # infer=False is recorded as the raw writer's
+        writer, model = submitted_writer(core)
+        held = None if not wait else self._core.clock.now() + timedelta(seconds=WRITE_LEASE_SECONDS)
+        state = self._core.store.put_episode(episode, writer=writer, model=model, held_until=held)
         if state.status == "done":
             stored = self._core.store.get_episode(episode.scope.partition, state.episode_id) or episode
             return cast(AddResult, writing.results_from_journal(self._core, stored))
-        if not infer:
-            return cast(AddResult, writing.process_episode(self._raw_core(), episode))
         if not wait:
+            with self._queue_lock:
+                self._queued.append((core, episode))
             self._kick_worker()
             return {"results": [], "messages": [], "episode_id": state.episode_id, "status": "pending"}
-        return cast(AddResult, self._process(episode))
+        return cast(AddResult, self._process_with(core, episode))
 
     def _raw_core(self) -> Core:
         from dataclasses import replace as dc_replace
@@ -180,51 +190,90 @@ class Memory:
 
         return dc_replace(self._core, writer=make_writer("raw"))
 
-    def _process(self, episode: Any) -> dict[str, Any]:
-        result = writing.process_episode(self._core, episode)
+    def _process_with(self, core: Core, episode: Any) -> dict[str, Any]:
+        result = writing.process_episode(core, episode)
         if self._auto_consolidate:
             self._consolidator.note(episode.scope.partition, result)
         return result
 
-    def process_pending(self, limit: int = 1000) -> int:
-        """Write memories for episodes stored but not yet processed (after a crash or ``wait=False``).
+    def process_pending(self, limit: int | None = None) -> int:
+        """Write every episode stored but not yet processed (after a crash or ``wait=False``), each with the
+        writer it was submitted with; episodes for a writer this Memory cannot build are left pending.
 
-        Each episode is tried once per call; a failure is recorded on it and it is tried again next time.
-        Returns the number written."""
-        done, tried = 0, set[str]()
-        while len(tried) < limit:
-            batch = self._core.store.pending_episodes(limit=100, tenant=self._core.tenant)
-            fresh = [e for e in batch if e.id not in tried][: limit - len(tried)]
-            if not fresh:
-                break
-            for episode in fresh:
-                tried.add(episode.id)
-                try:
-                    self._process(episode)
-                except Exception:  # recorded on the episode by propose_ops
-                    continue
-                done += 1
-        return done
+        Each episode is tried once per call, backoff or not; a failure is recorded on it. Episodes that failed
+        ``MAX_EPISODE_ATTEMPTS`` times are given up (see :meth:`pending`, :meth:`retry_pending`). Returns the
+        number written."""
+        return self._pending.run(due_only=False, limit=limit)
+
+    def pending(self, *, limit: int = 100) -> builtins.list[dict[str, Any]]:
+        """Episodes of this tenant not yet written: writer, attempts, last error and next retry."""
+        rows = []
+        for episode, state in self._core.store.pending(tenant=self._core.tenant, limit=limit):
+            rows.append({
+                "episode_id": episode.id, "user_id": episode.scope.user_id, "status": state.status,
+                "writer": state.writer, "model": state.model, "attempts": state.attempts, "error": state.error,
+                "retry_at": state.retry_at.isoformat() if state.retry_at else None,
+                "given_up": state.attempts >= MAX_EPISODE_ATTEMPTS,
+            })  # fmt: skip
+        return rows
+
+    def retry_pending(self, *, user_id: object = None, writer: str | None = None) -> dict[str, Any]:
+        """Retry pending and given-up episodes now. ``writer`` reassigns them to another writer (with this
+        Memory's model for an LLM writer): the only way an episode changes writer."""
+        from memscribe.engine.writers import LLM_WRITER_NAMES, make_writer
+
+        if writer is not None:
+            make_writer(writer, chat_factory=self._chat_factory)  # refuse a writer this Memory cannot build
+        model = self._core.model if writer in LLM_WRITER_NAMES else None
+        uid = self._core.partition(user_id)[1] if user_id is not None else None
+        reset = self._core.store.retry_episodes(self._core.tenant, user_id=uid, writer=writer, model=model)
+        return {"reset": reset, "written": self.process_pending(), "writer": writer}
 
     def _recover(self) -> None:
+        """On first use, write what earlier processes left pending, in the background: a slow or broken
+        model endpoint never delays this command, and only episodes whose backoff passed are tried."""
         if not self._recovered:
-            with self._recover_lock:
-                if not self._recovered:
-                    self._recovered = True
-                    self.process_pending()
+            self._recovered = True
+            self._kick_worker()
+
+    def _work(self) -> None:
+        while True:
+            with self._queue_lock:
+                self._again, seen = False, len(self._queued)
+            self._pending.run(due_only=True, stop=lambda: self._closing)
+            with self._queue_lock:  # an episode queued while the scan was ending is not left behind
+                if not self._closing:
+                    del self._queued[:seen]  # the pass tried each of them
+                if not self._again or self._closing:
+                    self._worker = None
+                    return
 
     def _kick_worker(self) -> None:
         with self._queue_lock:
-            if self._worker is None or not self._worker.is_alive():
-                self._worker = threading.Thread(target=self.process_pending, name="memscribe-writer", daemon=True)
+            self._again = True
+            if self._worker is None and not self._closing:
+                self._worker = threading.Thread(target=self._work, name="memscribe-writer", daemon=True)
                 self._worker.start()
 
     def flush(self, timeout: float | None = None) -> None:
         """Wait until episodes added with ``wait=False`` are processed (and process any still pending)."""
+        self._join_worker(timeout)
+        self.process_pending()
+
+    def _join_worker(self, timeout: float | None = None) -> None:
         worker = self._worker
         if worker is not None:
             worker.join(timeout)
-        self.process_pending()
+
+    def _write_queued(self) -> None:
+        """Write what this Memory acknowledged with ``wait=False`` and no one has written yet."""
+        with self._queue_lock:
+            queued, self._queued = self._queued, []
+        for core, episode in queued:
+            state = self._core.store.episode_state(episode.scope.partition, episode.id)
+            if state is not None and state.status != "done":
+                with contextlib.suppress(Exception):  # recorded on the episode; retried on a later start
+                    self._process_with(core, episode)
 
     def update(self, memory_id: str, text: str, *, user_id: object = None) -> AddResult:
         """Replace a memory's text with a new version (the old one stays in its history), journaled as a
@@ -430,9 +479,10 @@ class Memory:
         return cast(ReindexResult, self._core.store.reindex(partition, tenant=self._core.tenant, progress=progress))
 
     def close(self) -> None:
-        """Wait for background writes and consolidation, then close the store."""
-        if self._worker is not None:
-            self._worker.join()
+        """Write this Memory's own ``wait=False`` episodes, stop recovering others' and close the store."""
+        self._closing = True
+        self._join_worker()
+        self._write_queued()
         self._consolidator.join()
         self._core.store.close()
 

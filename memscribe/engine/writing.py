@@ -7,9 +7,10 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
+from memscribe.core.limits import check_metadata, check_text
 from memscribe.core.messages import build_episode, parse_messages, parse_time
 from memscribe.core.records import Episode, JournalEntry, MemoryDraft, Message, Operation, OpKind, ToolCall
-from memscribe.core.redact import redact
+from memscribe.core.redact import redact, redact_id
 from memscribe.engine.candidates import EmbeddingCache, StoreCandidates
 from memscribe.engine.core import Core
 from memscribe.errors import InvalidInput, MemscribeError, NotFound, WriteConflict, WriterError
@@ -29,6 +30,7 @@ __all__ = [
     "propose_prepare",
     "record_failure",
     "redact_message",
+    "redact_value",
     "replan_on_conflict",
     "results_from_journal",
     "retract_all",
@@ -60,25 +62,28 @@ def prepare_episode(
         raise InvalidInput("source must be a short non-empty string")
     if metadata is not None and not isinstance(metadata, Mapping):
         raise InvalidInput("metadata must be a mapping")
-    clean_meta = {str(k): _redact_value(v) for k, v in (metadata or {}).items()}
-    return build_episode(
-        parsed, scope, timestamp=when, source=source, metadata=clean_meta, idempotency_key=idempotency_key
-    )
+    check_metadata(metadata)
+    clean_meta = redact_value(dict(metadata or {}))
+    key = redact_id(idempotency_key) if isinstance(idempotency_key, str) else idempotency_key
+    return build_episode(parsed, scope, timestamp=when, source=source, metadata=clean_meta, idempotency_key=key)
 
 
 def redact_message(m: Message) -> Message:
     """The message with secrets replaced in its content and tool-call arguments."""
-    calls = tuple(ToolCall(c.name, _redact_value(c.arguments), c.id) for c in m.tool_calls)
-    return replace(m, content=redact(m.content)[0], tool_calls=calls)
+    check_text(m.content, "message content")
+    calls = tuple(ToolCall(redact(c.name)[0], redact_value(c.arguments), c.id) for c in m.tool_calls)
+    name = redact(m.name)[0] if isinstance(m.name, str) else m.name
+    return replace(m, content=redact(m.content)[0], name=name, tool_calls=calls)
 
 
-def _redact_value(value: Any) -> Any:
+def redact_value(value: Any) -> Any:
+    """Every string in a JSON-like value redacted, mapping keys included."""
     if isinstance(value, str):
         return redact(value)[0]
     if isinstance(value, Mapping):
-        return {str(k): _redact_value(v) for k, v in value.items()}
+        return {redact(str(k))[0]: redact_value(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_redact_value(v) for v in value]
+        return [redact_value(v) for v in value]
     return value
 
 
@@ -87,12 +92,16 @@ def propose_prepare(core: Core, episode: Episode) -> tuple[EmbeddingCache, datet
     now = core.clock.now()
     cache = EmbeddingCache(core)
     cache.warm([m.content for m in episode.messages if m.content.strip()])
-    return cache, now, StoreCandidates(core, episode.scope.partition, cache, now)
+    return cache, now, StoreCandidates(core, episode.scope.partition, cache, now, episode.scope.project)
 
 
 def record_failure(core: Core, episode: Episode, exc: BaseException) -> None:
     """Keep the episode, failed with its error, for a later retry: an acknowledged add is never dropped."""
-    core.store.fail_episode(episode.id, f"{type(exc).__name__}: {exc}")
+    from memscribe.engine.pending import retry_at
+
+    state = core.store.episode_state(episode.scope.partition, episode.id)
+    attempts = (state.attempts if state else 0) + 1
+    core.store.fail_episode(episode.id, f"{type(exc).__name__}: {exc}", retry_at=retry_at(core.clock.now(), attempts))
 
 
 def as_writer_error(core: Core, episode: Episode, exc: BaseException) -> MemscribeError:
@@ -130,7 +139,7 @@ def commit_ops(
     for op in ops:
         if op.target and op.target not in targets:
             found = core.store.get(partition, op.target)
-            if found is not None:
+            if found is not None and found.scope.project == episode.scope.project:  # never across projects
                 targets[op.target] = found
     writer_name = writer or core.writer.name
     plan = plan_changes(

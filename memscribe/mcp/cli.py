@@ -96,7 +96,9 @@ def mcp(
         server, memory = broken_server(exc), None
     try:
         if transport == "http":
-            server.run("streamable-http", host=host, port=port)
+            from memscribe.mcp.security import http_options
+
+            server.run("streamable-http", **http_options(host, port))
         else:
             server.run("stdio")
     finally:

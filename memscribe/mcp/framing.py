@@ -19,8 +19,10 @@ HEADER = (
 
 
 def quote(text: object) -> str:
-    """``text`` redacted and quoted as a JSON string."""
-    return json.dumps(redact(str(text))[0], ensure_ascii=False)
+    """``text`` redacted and quoted as a JSON string, with ``<`` and ``>`` escaped so that no stored text can
+    close (or open) the memory block early."""
+    quoted = json.dumps(redact(str(text))[0], ensure_ascii=False)
+    return quoted.replace("<", "\\u003c").replace(">", "\\u003e")
 
 
 def _line(item: Mapping[str, Any]) -> str:

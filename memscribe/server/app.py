@@ -13,8 +13,8 @@ from fastapi import FastAPI
 from memscribe.server.errors import install_error_handlers
 from memscribe.server.keys import KeyStore
 from memscribe.server.metrics import RequestMetrics
-from memscribe.server.middleware import AccessMiddleware, BodyLimitMiddleware
-from memscribe.server.settings import ServerSettings
+from memscribe.server.middleware import AccessMiddleware, BodyLimitMiddleware, HostOriginMiddleware
+from memscribe.server.settings import ServerSettings, served_hosts
 from memscribe.server.tenants import TenantPool
 
 __all__ = ["ServerState", "create_app"]
@@ -87,5 +87,6 @@ def create_app(settings: ServerSettings) -> FastAPI:
             allow_methods=["GET", "POST", "PUT", "DELETE"],
             allow_headers=["Authorization", "X-API-Key", "Content-Type"],
         )
+    app.add_middleware(HostOriginMiddleware, hosts=served_hosts(settings), origins=settings.cors_origins)
     app.add_middleware(AccessMiddleware, metrics=state.metrics)
     return app

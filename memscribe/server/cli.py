@@ -8,6 +8,7 @@ on top, so ``memscribe serve --writer pro --llm vllm:Qwen/Qwen3-8B`` serves the 
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -58,17 +59,26 @@ def _keys(ctx: click.Context, keys_file: str | None) -> Any:
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (loopback by default).")
 @click.option("--port", default=DEFAULT_PORT, show_default=True, type=click.IntRange(0, 65535))
 @click.option("--no-auth", is_flag=True, help="Serve one tenant without API keys (loopback addresses only).")
-@click.option("--admin-key", envvar="MEMSCRIBE_ADMIN_KEY", default=None, help="Admin key [env MEMSCRIBE_ADMIN_KEY].")
+@click.option(
+    "--admin-key", envvar="MEMSCRIBE_ADMIN_KEY", default=None,
+    help="Admin key [env MEMSCRIBE_ADMIN_KEY]; prefer the variable or --admin-key-file (argv is visible to all).",
+)
+@click.option("--admin-key-file", default=None, type=click.Path(dir_okay=False, exists=True),
+              help="Read the admin key from this file (first line).")
 @click.option("--cors-origin", "cors_origins", multiple=True, help="Allow browser calls from this origin.")
-@click.option("--max-body", default=2 * MiB, show_default=True, type=click.IntRange(1024), help="Body limit, bytes.")
+@click.option("--allowed-host", "allowed_hosts", multiple=True,
+              help="Another Host name to answer (behind a proxy); others are refused.")
+@click.option(
+    "--max-body", default=1 * MiB, show_default=True, type=click.IntRange(1024), help="Body limit, bytes."
+)
 @click.option("--keys-file", default=None, help="API key database (default: keys.db beside the store).")
 @click.option("--log-level", default="info", type=click.Choice(["debug", "info", "warning", "error"]))
 @writer_options
 @click.pass_context
 def serve(
-    ctx: click.Context, host: str, port: int, no_auth: bool, admin_key: str | None,
-    cors_origins: tuple[str, ...], max_body: int, keys_file: str | None, log_level: str,
-    writer: str | None, embedder: str | None, llm: str | None, llm_base_url: str | None,
+    ctx: click.Context, host: str, port: int, no_auth: bool, admin_key: str | None, admin_key_file: str | None,
+    cors_origins: tuple[str, ...], allowed_hosts: tuple[str, ...], max_body: int, keys_file: str | None,
+    log_level: str, writer: str | None, embedder: str | None, llm: str | None, llm_base_url: str | None,
 ) -> None:  # fmt: skip
     """Serve the REST API (and mem0-compatible routes) with uvicorn."""
     require_extra("fastapi", "memscribe serve")
@@ -82,12 +92,19 @@ def serve(
     chosen = command_settings(ctx, writer=writer, embedder=embedder, llm=llm, llm_base_url=llm_base_url)
     config = memory_config(chosen)
     configure_logging(log_level)
+    if admin_key_file:
+        admin_key = (Path(admin_key_file).read_text(encoding="utf-8").strip().splitlines() or [""])[0]
+    elif admin_key and ctx.get_parameter_source("admin_key") == click.core.ParameterSource.COMMANDLINE:
+        logging.getLogger("memscribe.server").warning(
+            "--admin-key on the command line is visible to every local user; use MEMSCRIBE_ADMIN_KEY or "
+            "--admin-key-file"
+        )
     settings = ServerSettings(
         store_path=Path(str(chosen.db.value)), host=host, port=port,
         keys_path=Path(keys_file) if keys_file else None, admin_key=admin_key or None, no_auth=no_auth,
         default_tenant=config.tenant, writer=config.writer, embedder=config.embedder, cors_origins=cors_origins,
-        max_body_bytes=max_body, max_import_bytes=max(max_body, 256 * MiB), llm=config.llm,
-        llm_base_url=config.llm_base_url, llm_api_key=config.llm_api_key,
+        allowed_hosts=allowed_hosts, max_body_bytes=max_body, max_import_bytes=max(max_body, 256 * MiB),
+        llm=config.llm, llm_base_url=config.llm_base_url, llm_api_key=config.llm_api_key,
     )  # fmt: skip
     uvicorn.run(create_app(settings), host=host, port=port, log_config=None, access_log=False)
 

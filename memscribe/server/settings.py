@@ -9,7 +9,7 @@ from memscribe.config import MemoryConfig
 from memscribe.errors import ConfigError
 from memscribe.settings import is_loopback
 
-__all__ = ["DEFAULT_PORT", "MiB", "ServerSettings", "is_loopback"]
+__all__ = ["DEFAULT_PORT", "MiB", "ServerSettings", "is_loopback", "served_hosts"]
 
 DEFAULT_PORT = 8765
 MiB = 1024 * 1024  # bytes
@@ -34,7 +34,8 @@ class ServerSettings:
     writer: str = "raw"
     embedder: str = "local"
     cors_origins: tuple[str, ...] = ()
-    max_body_bytes: int = 2 * MiB
+    allowed_hosts: tuple[str, ...] = ()  # extra Host names a proxy in front may send
+    max_body_bytes: int = 1 * MiB
     max_import_bytes: int = 256 * MiB
     latency_window: int = 1024  # recent requests per route kept for latency percentiles
     llm: str | None = None  # "provider:model" for the LLM writers
@@ -59,3 +60,16 @@ class ServerSettings:
     @property
     def resolved_keys_path(self) -> Path:
         return self.keys_path if self.keys_path is not None else Path(self.store_path).parent / "keys.db"
+
+
+def served_hosts(settings: ServerSettings) -> tuple[str, ...]:
+    """The ``Host`` names the server answers: its bind address and, on loopback, the loopback names (so a
+    rebinding DNS name pointing at 127.0.0.1 is refused). A wildcard bind (0.0.0.0, ::) cannot know its
+    names and accepts any Host unless ``allowed_hosts`` lists them."""
+    host = settings.host.strip("[]").lower()
+    if host in ("0.0.0.0", "::", "") and not settings.allowed_hosts:
+        return ()
+    names = {host, *(h.lower() for h in settings.allowed_hosts)}
+    if is_loopback(host):
+        names |= {"localhost", "127.0.0.1", "[::1]", "::1"}
+    return tuple(sorted(names | {f"[{n}]" for n in names if ":" in n and not n.startswith("[")}))

@@ -20,13 +20,12 @@ import numpy.typing as npt
 
 from memscribe.core.records import Episode, JournalEntry, MemoryRecord, Status
 from memscribe.core.text import keyword_terms
-from memscribe.errors import EmbeddingMismatch, StoreError, WriteConflict
+from memscribe.errors import EmbeddingMismatch, InvalidInput, NotFound, StoreError, WriteConflict
 from memscribe.stores.filtering import matches
-from memscribe.stores.ports import Changeset, EpisodeState, Partition, PurgeReport, RecordFilter
+from memscribe.stores.ports import MAX_EPISODE_ATTEMPTS, Changeset, EpisodeState, Partition, PurgeReport, RecordFilter
 
 __all__ = ["InMemoryStore"]
 
-MAX_EPISODE_ATTEMPTS = 5  # pending_episodes stops offering an episode after this many failures
 ERASED = "[erased]"  # what erased journal reasons and source messages read afterwards
 _ALL = 1 << 30  # keyword_terms limit large enough to index every word of a memory
 _K1, _B = 1.2, 0.75  # the usual BM25 constants
@@ -50,9 +49,14 @@ class _EpisodeRow:
     status: str = "pending"
     attempts: int = 0
     error: str | None = None
+    writer: str | None = None
+    model: str | None = None
+    retry_at: datetime | None = None
 
     def state(self, created: bool = False) -> EpisodeState:
-        return EpisodeState(self.episode.id, self.status, created, self.attempts, self.error)
+        return EpisodeState(
+            self.episode.id, self.status, created, self.attempts, self.error, self.writer, self.model, self.retry_at
+        )
 
 
 @dataclass
@@ -85,7 +89,14 @@ class InMemoryStore:
 
     # -- episodes ------------------------------------------------------------------------------------
 
-    def put_episode(self, episode: Episode) -> EpisodeState:
+    def put_episode(
+        self,
+        episode: Episode,
+        *,
+        writer: str | None = None,
+        model: str | None = None,
+        held_until: datetime | None = None,
+    ) -> EpisodeState:
         with self._lock:
             part, key = episode.scope.partition, episode.idempotency_key
             known = self._episodes.get(episode.id) or next(
@@ -95,8 +106,8 @@ class InMemoryStore:
             )  # fmt: skip
             if known is not None:
                 return known.state()
-            self._episodes[episode.id] = _EpisodeRow(episode)
-            return EpisodeState(episode.id, "pending", created=True)
+            row = self._episodes[episode.id] = _EpisodeRow(episode, writer=writer, model=model, retry_at=held_until)
+            return row.state(created=True)
 
     def _episode(self, partition: Partition, episode_id: str) -> _EpisodeRow | None:
         row = self._episodes.get(episode_id)
@@ -113,17 +124,47 @@ class InMemoryStore:
             return row.state() if row else None
 
     def pending_episodes(self, limit: int = 100, *, tenant: str | None = None) -> list[Episode]:
-        with self._lock:
-            open_ = [e.episode for e in self._episodes.values()
-                     if e.status != "done" and e.attempts < MAX_EPISODE_ATTEMPTS
-                     and tenant in (None, e.episode.scope.tenant)]  # fmt: skip
-            return open_[: max(limit, 0)]
+        return [e for e, _ in self._open_episodes(tenant, None, None, limit, live_only=True)]
 
-    def fail_episode(self, episode_id: str, error: str) -> None:
+    def pending(
+        self, *, tenant: str | None = None, now: datetime | None = None, after: str | None = None, limit: int = 100
+    ) -> list[tuple[Episode, EpisodeState]]:
+        return self._open_episodes(tenant, now, after, limit, live_only=now is not None)
+
+    def _open_episodes(
+        self, tenant: str | None, now: datetime | None, after: str | None, limit: int, *, live_only: bool
+    ) -> list[tuple[Episode, EpisodeState]]:
+        with self._lock:
+            rows = list(self._episodes.values())
+            if after is not None:
+                ids = [r.episode.id for r in rows]
+                rows = rows[ids.index(after) + 1 :] if after in ids else []
+            found = [
+                (e.episode, e.state()) for e in rows
+                if e.status != "done" and tenant in (None, e.episode.scope.tenant)
+                and not (live_only and e.attempts >= MAX_EPISODE_ATTEMPTS)
+                and (now is None or e.retry_at is None or e.retry_at <= now)
+            ]  # fmt: skip
+            return found[: max(limit, 0)]
+
+    def fail_episode(self, episode_id: str, error: str, *, retry_at: datetime | None = None) -> None:
         with self._lock:
             row = self._episodes.get(episode_id)
-            if row is not None:
+            if row is not None and row.status != "done":
                 row.status, row.attempts, row.error = "failed", row.attempts + 1, error[:2000]
+                row.retry_at = retry_at
+
+    def retry_episodes(
+        self, tenant: str, *, user_id: str | None = None, writer: str | None = None, model: str | None = None
+    ) -> int:
+        with self._lock:
+            chosen = [e for e in self._episodes.values() if e.status != "done" and e.episode.scope.tenant == tenant
+                      and user_id in (None, e.episode.scope.user_id)]  # fmt: skip
+            for row in chosen:
+                row.attempts, row.retry_at = 0, None
+                if writer is not None:
+                    row.writer, row.model = writer, model
+            return len(chosen)
 
     def episodes(self, partition: Partition) -> Iterator[Episode]:
         with self._lock:
@@ -134,9 +175,11 @@ class InMemoryStore:
 
     def apply(self, changes: Changeset) -> bool:
         with self._lock:
-            if changes.episode_id and changes.require_pending:
+            if changes.episode_id:
                 known = self._episodes.get(changes.episode_id)
-                if known is not None and known.status == "done":
+                if known is None or known.episode.scope.partition != changes.partition:
+                    raise NotFound(f"episode {changes.episode_id} was erased before it was written")
+                if changes.require_pending and known.status == "done":
                     return False
             part = self._parts.get(changes.partition) or _Partition()
             rows = dict(part.rows)
@@ -180,6 +223,9 @@ class InMemoryStore:
         current = {r.record.id for r in rows.values() if r.record.retired_at is None}
         numbered = {(r.record.id, r.record.version) for r in rows.values()}
         for record in changes.insert:
+            home = self._homes.get(record.id)
+            if home is not None and home != changes.partition:  # ids are store-wide
+                raise InvalidInput(f"memory id {record.id!r} cannot be used here")
             problem = self._invalid(record, changes.partition, rows, current, numbered)
             if problem:
                 raise StoreError(f"cannot insert version {record.version_id}: {problem}")

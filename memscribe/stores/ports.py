@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from memscribe.providers.ports import Vectors
 
 __all__ = [
+    "MAX_EPISODE_ATTEMPTS",
     "Changeset",
     "EpisodeLog",
     "EpisodeState",
@@ -28,6 +29,7 @@ __all__ = [
 ]
 
 Partition = tuple[str, str]  # (tenant, user_id)
+MAX_EPISODE_ATTEMPTS = 5  # a pending episode is given up (kept, listed as failed) after this many failures
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,9 @@ class EpisodeState:
     created: bool  # False when the idempotency key was already known
     attempts: int = 0
     error: str | None = None
+    writer: str | None = None  # the writer the episode was submitted for; None: whichever processes it
+    model: str | None = None  # that writer's model spec ("provider:model"), for LLM writers
+    retry_at: datetime | None = None  # a failed episode is not retried before this
 
 
 @dataclass(frozen=True)
@@ -96,11 +101,37 @@ class PurgeReport:
 
 @runtime_checkable
 class EpisodeLog(Protocol):
-    def put_episode(self, episode: Episode) -> EpisodeState: ...
+    def put_episode(
+        self,
+        episode: Episode,
+        *,
+        writer: str | None = None,
+        model: str | None = None,
+        held_until: datetime | None = None,
+    ) -> EpisodeState:
+        """Store the episode (idempotent on its id and key) for ``writer``/``model`` to write. ``held_until``
+        keeps background recovery off it while the caller writes it itself (a lease that a crash lets lapse)."""
+        ...
+
     def get_episode(self, partition: Partition, episode_id: str) -> Episode | None: ...
     def pending_episodes(self, limit: int = 100, *, tenant: str | None = None) -> list[Episode]: ...
+    def pending(
+        self, *, tenant: str | None = None, now: datetime | None = None, after: str | None = None, limit: int = 100
+    ) -> list[tuple[Episode, EpisodeState]]:
+        """Episodes not yet written and not given up, in arrival order, after episode id ``after``; with
+        ``now``, only those whose backoff has passed. Failed episodes past the last attempt are included
+        when ``now`` is None (for listing), with their attempts and error."""
+        ...
+
     def episode_state(self, partition: Partition, episode_id: str) -> EpisodeState | None: ...
-    def fail_episode(self, episode_id: str, error: str) -> None: ...
+    def fail_episode(self, episode_id: str, error: str, *, retry_at: datetime | None = None) -> None: ...
+    def retry_episodes(
+        self, tenant: str, *, user_id: str | None = None, writer: str | None = None, model: str | None = None
+    ) -> int:
+        """Make failed and pending episodes due now with fresh attempts; with ``writer``, assign them to it
+        (the explicit switch of writer). Returns how many."""
+        ...
+
     def episodes(self, partition: Partition) -> Iterator[Episode]: ...
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import os
 import random
 import sqlite3
 import threading
@@ -18,12 +19,13 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
+from urllib.parse import quote
 
 from filelock import FileLock, Timeout
 
 from memscribe.errors import StoreError, StoreFull, StoreLocked, StoreReadOnly
 
-__all__ = ["Database", "translate"]
+__all__ = ["Database", "private_dir", "private_file", "translate"]
 
 T = TypeVar("T")
 
@@ -38,7 +40,8 @@ class Database:
         self._connections: list[sqlite3.Connection] = []
         self._registry_lock = threading.Lock()
         self._thread_lock = threading.RLock()
-        self._file_lock = FileLock(str(path) + ".lock", timeout=lock_timeout)
+        self._file_lock = FileLock(str(path) + ".lock", timeout=lock_timeout, mode=0o600)
+        self.read_only = False  # set when the file could only be opened read-only (a read-only directory)
 
     def connection(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
@@ -57,17 +60,42 @@ class Database:
             conn.execute("PRAGMA secure_delete=ON")  # freed pages are zeroed: purge leaves no bytes
             conn.execute("PRAGMA foreign_keys=ON")
         except sqlite3.Error as exc:
-            raise translate(exc) from exc
+            if not self.path.exists() or not isinstance(translate(exc), StoreReadOnly):
+                raise translate(exc) from exc
+            return self._open_read_only(exc)
         return conn
+
+    def _open_read_only(self, cause: sqlite3.Error) -> sqlite3.Connection:
+        """A store in a directory this process cannot write: WAL mode needs its -shm file, so read the
+        file as immutable (nobody can write it either: a writer needs the same directory)."""
+        try:
+            uri = f"file:{quote(str(self.path.resolve()))}?mode=ro&immutable=1"
+            conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+            conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        except sqlite3.Error as exc:
+            raise translate(cause) from exc
+        self.read_only = True
+        return conn
+
+    @contextmanager
+    def file_lock(self) -> Iterator[None]:
+        """The cross-process writer lock alone (migrations, checkpoints); a missing or read-only lock file's
+        directory is a read-only store."""
+        try:
+            self._file_lock.acquire()
+        except Timeout as exc:
+            raise StoreLocked(f"{self.path} stayed locked for {self.lock_timeout:.0f}s") from exc
+        except OSError as exc:
+            raise translate(exc) from exc
+        try:
+            yield
+        finally:
+            self._file_lock.release()
 
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
         """One write transaction, serialised across threads and processes; rolled back on any error."""
-        with self._thread_lock:
-            try:
-                self._file_lock.acquire()
-            except Timeout as exc:
-                raise StoreLocked(f"{self.path} stayed locked for {self.lock_timeout:.0f}s") from exc
+        with self._thread_lock, self.file_lock():
             try:
                 conn = self.connection()
                 self._begin(conn)
@@ -80,8 +108,6 @@ class Database:
                     raise
             except sqlite3.Error as exc:
                 raise translate(exc) from exc
-            finally:
-                self._file_lock.release()
 
     def _begin(self, conn: sqlite3.Connection) -> None:
         deadline = time.monotonic() + self.lock_timeout
@@ -116,6 +142,20 @@ class Database:
                     conn.close()
             self._connections.clear()
         self._local = threading.local()
+
+
+def private_dir(path: Path) -> None:
+    """Create ``path`` (and missing parents) readable by this user only; an existing directory is kept."""
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+
+
+def private_file(path: Path) -> None:
+    """Create the database file 0600 in a 0700 directory before SQLite does (its WAL and -shm files take the
+    database file's mode), so no other local user can read a memory."""
+    if not path.parent.exists():
+        private_dir(path.parent)
+    if not path.exists():
+        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
 
 
 def _is_busy(exc: sqlite3.OperationalError) -> bool:

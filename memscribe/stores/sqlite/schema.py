@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 
-__all__ = ["MIGRATIONS", "migrate"]
+__all__ = ["MIGRATIONS", "migrate", "pending_migrations"]
 
 MIGRATIONS: tuple[tuple[str, str], ...] = (
     (
@@ -115,7 +115,26 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         CREATE VIRTUAL TABLE memories_fts_vocab USING fts5vocab(memories_fts, 'row');
         """,
     ),
+    (
+        "0003_pending_writer",
+        """
+        -- A pending episode is written by the writer (and model) it was submitted with, never another's;
+        -- a failed one waits until retry_at (exponential backoff) before it is tried again.
+        ALTER TABLE episodes ADD COLUMN writer TEXT;
+        ALTER TABLE episodes ADD COLUMN model TEXT;
+        ALTER TABLE episodes ADD COLUMN retry_at TEXT;
+        """,
+    ),
 )
+
+
+def pending_migrations(conn: sqlite3.Connection) -> list[str]:
+    """Names of the migrations this database still lacks (read only: no table is created)."""
+    try:
+        done = {row[0] for row in conn.execute("SELECT name FROM migrations")}
+    except sqlite3.OperationalError:  # a new, empty file
+        done = set()
+    return [name for name, _ in MIGRATIONS if name not in done]
 
 
 def migrate(conn: sqlite3.Connection) -> list[str]:

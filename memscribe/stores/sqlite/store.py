@@ -3,40 +3,41 @@ vectors, the keyword index and the journal; per-partition ANN indexes live besid
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from memscribe.core.records import Episode, JournalEntry, MemoryRecord
-from memscribe.errors import EmbeddingMismatch, StoreError, WriteConflict
-from memscribe.stores.ports import Changeset, EpisodeState, Partition, PurgeReport, RecordFilter
-from memscribe.stores.sqlite import codec, maintenance
+from memscribe.core.records import JournalEntry, MemoryRecord
+from memscribe.errors import EmbeddingMismatch, InvalidInput, NotFound, StoreError, StoreReadOnly, WriteConflict
+from memscribe.stores.ports import Changeset, Partition, PurgeReport, RecordFilter
+from memscribe.stores.sqlite import codec, erasure, maintenance
 from memscribe.stores.sqlite.codec import MEMORY_COLUMNS, t
-from memscribe.stores.sqlite.db import Database, translate
+from memscribe.stores.sqlite.db import Database, private_file, translate
+from memscribe.stores.sqlite.episodes import MAX_EPISODE_ATTEMPTS, EpisodeMixin
 from memscribe.stores.sqlite.filters import where
-from memscribe.stores.sqlite.schema import migrate
+from memscribe.stores.sqlite.schema import migrate, pending_migrations
 from memscribe.stores.sqlite.search import SearchMixin
 from memscribe.stores.sqlite.vectors import VectorCache, partition_token
 
 if TYPE_CHECKING:
     pass
 
-__all__ = ["SQLiteStore"]
+__all__ = ["MAX_EPISODE_ATTEMPTS", "SQLiteStore"]
 
-MAX_EPISODE_ATTEMPTS = 5
 _M = ", ".join(f"m.{c.strip()}" for c in MEMORY_COLUMNS.split(","))
 
 
-class SQLiteStore(SearchMixin):
+class SQLiteStore(EpisodeMixin, SearchMixin):
     """The system of record. Files are created on the first write, never on construction."""
 
     def __init__(self, path: str | Path, *, lock_timeout: float = 60.0) -> None:
         self.path = Path(path)
         self.db = Database(self.path, lock_timeout=lock_timeout)
-        self.vectors = VectorCache(Path(str(self.path) + ".ann"))
+        self.vectors = VectorCache(Path(str(self.path) + ".ann"), self.db.connection)
         self._ready = False
 
     # -- lifecycle ---------------------------------------------------------------------------------
@@ -46,22 +47,26 @@ class SQLiteStore(SearchMixin):
             return True
         if not create and not self.path.exists():
             return False
-        if create:
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise translate(exc) from exc
-        with self.db._file_lock:
-            try:
-                migrate(self.db.connection())
-            except sqlite3.Error as exc:
-                raise translate(exc) from exc
+        try:
+            if create:
+                private_file(self.path)
+            conn = self.db.connection()
+            if pending_migrations(conn):  # a read-only store that is up to date is read without the lock file
+                with self.db.file_lock():
+                    migrate(conn)
+            if erasure.needs_scrub(conn):  # a forget or purge was killed before its clean-up
+                with contextlib.suppress(StoreReadOnly):
+                    erasure.finish_scrub(self)
+        except (sqlite3.Error, OSError) as exc:
+            raise translate(exc) from exc
         self._ready = True
         return True
 
     def close(self) -> None:
-        if self._ready:
-            self.vectors.save_all()
+        if self._ready and not self.db.read_only:
+            # A full disk or a vanished directory must not fail shutdown: the indexes rebuild from SQLite.
+            with contextlib.suppress(OSError, sqlite3.Error, StoreError):
+                self.vectors.save_all()
         self.db.close()
         self._ready = False
 
@@ -70,92 +75,24 @@ class SQLiteStore(SearchMixin):
             return empty
         return self.db.read(fn)
 
-    # -- episodes ------------------------------------------------------------------------------------
-
-    def put_episode(self, episode: Episode) -> EpisodeState:
-        self._open(create=True)
-        with self.db.write() as conn:
-            s = episode.scope
-            row = conn.execute(
-                "SELECT id, status, attempts, error FROM episodes WHERE id = ? "
-                "OR (tenant = ? AND user_id = ? AND idempotency_key = ?)",
-                (episode.id, s.tenant, s.user_id, episode.idempotency_key),
-            ).fetchone()
-            if row:
-                return EpisodeState(row[0], row[1], created=False, attempts=row[2], error=row[3])
-            marks = ",".join("?" * 11)
-            conn.execute(
-                f"INSERT INTO episodes ({codec.EPISODE_COLUMNS}, created_at) VALUES ({marks}, ?)",
-                (*codec.episode_params(episode), t(episode.timestamp)),
-            )
-        return EpisodeState(episode.id, "pending", created=True)
-
-    def get_episode(self, partition: Partition, episode_id: str) -> Episode | None:
-        def run(conn: sqlite3.Connection) -> Episode | None:
-            row = conn.execute(
-                f"SELECT {codec.EPISODE_COLUMNS} FROM episodes WHERE id = ? AND tenant = ? AND user_id = ?",
-                (episode_id, *partition),
-            ).fetchone()
-            return codec.episode_row(row) if row else None
-
-        result: Episode | None = self._read(run, None)
-        return result
-
-    def episode_state(self, partition: Partition, episode_id: str) -> EpisodeState | None:
-        def run(conn: sqlite3.Connection) -> EpisodeState | None:
-            row = conn.execute(
-                "SELECT id, status, attempts, error FROM episodes WHERE id = ? AND tenant = ? AND user_id = ?",
-                (episode_id, *partition),
-            ).fetchone()
-            return EpisodeState(row[0], row[1], False, row[2], row[3]) if row else None
-
-        result: EpisodeState | None = self._read(run, None)
-        return result
-
-    def pending_episodes(self, limit: int = 100, *, tenant: str | None = None) -> list[Episode]:
-        def run(conn: sqlite3.Connection) -> list[Episode]:
-            rows = conn.execute(
-                f"SELECT {codec.EPISODE_COLUMNS} FROM episodes WHERE status != 'done' AND attempts < ? "
-                "AND (? IS NULL OR tenant = ?) ORDER BY rowid LIMIT ?",
-                (MAX_EPISODE_ATTEMPTS, tenant, tenant, limit),
-            ).fetchall()
-            return [codec.episode_row(r) for r in rows]
-
-        result: list[Episode] = self._read(run, [])
-        return result
-
-    def fail_episode(self, episode_id: str, error: str) -> None:
-        self._open(create=True)
-        with self.db.write() as conn:
-            conn.execute(
-                "UPDATE episodes SET status = 'failed', attempts = attempts + 1, error = ? WHERE id = ?",
-                (error[:2000], episode_id),
-            )
-
-    def episodes(self, partition: Partition) -> Iterator[Episode]:
-        def run(conn: sqlite3.Connection) -> list[Episode]:
-            rows = conn.execute(
-                f"SELECT {codec.EPISODE_COLUMNS} FROM episodes WHERE tenant = ? AND user_id = ? "
-                "ORDER BY timestamp, rowid",
-                partition,
-            ).fetchall()
-            return [codec.episode_row(r) for r in rows]
-
-        yield from self._read(run, [])
-
     # -- memories ------------------------------------------------------------------------------------
 
     def apply(self, changes: Changeset) -> bool:
         self._open(create=True)
         with self.db.write() as conn:
-            if changes.episode_id and changes.require_pending:
-                row = conn.execute("SELECT status FROM episodes WHERE id = ?", (changes.episode_id,)).fetchone()
-                if row is not None and row[0] == "done":
+            if changes.episode_id:
+                row = conn.execute(
+                    "SELECT status FROM episodes WHERE id = ? AND tenant = ? AND user_id = ?",
+                    (changes.episode_id, *changes.partition),
+                ).fetchone()
+                if row is None:  # purged (or never stored) while the writer ran: nothing may outlive a purge
+                    raise NotFound(f"episode {changes.episode_id} was erased before it was written")
+                if changes.require_pending and row[0] == "done":
                     return False
             for version_id, when in changes.retire:
                 self._retire(conn, changes.partition, version_id, when)
             for memory_id in changes.erase:
-                maintenance.erase_memory(conn, changes.partition, memory_id)
+                erasure.erase_memory(conn, changes.partition, memory_id)
             self._insert(conn, changes)
             marks = ",".join("?" * 21)
             for entry in changes.journal:
@@ -170,6 +107,8 @@ class SQLiteStore(SearchMixin):
                     "UPDATE episodes SET status = 'done', error = NULL, processed_at = ? WHERE id = ?",
                     (t(changes.journal[0].created_at) if changes.journal else None, changes.episode_id),
                 )
+        if changes.erase:
+            erasure.finish_scrub(self)
         return True
 
     def _retire(self, conn: sqlite3.Connection, partition: Partition, version_id: str, when: Any) -> None:
@@ -200,6 +139,12 @@ class SQLiteStore(SearchMixin):
         for record in changes.insert:
             if record.scope.partition != changes.partition:
                 raise StoreError("a changeset may only write inside its own partition")
+            elsewhere = conn.execute(
+                "SELECT 1 FROM memories WHERE id = ? AND (tenant != ? OR user_id != ?) LIMIT 1",
+                (record.id, *changes.partition),
+            ).fetchone()
+            if elsewhere:  # ids are store-wide: another partition's id would break its next write
+                raise InvalidInput(f"memory id {record.id!r} cannot be used here")
             cur = conn.execute(f"INSERT INTO memories ({MEMORY_COLUMNS}) VALUES ({marks})", codec.memory_params(record))
             rowid = cur.lastrowid
             conn.execute("INSERT INTO memories_fts (rowid, text, part) VALUES (?, ?, ?)", (rowid, record.text, token))
@@ -342,7 +287,7 @@ class SQLiteStore(SearchMixin):
 
     def purge(self, partition: Partition) -> PurgeReport:
         self._open(create=True)
-        return maintenance.purge_partition(self, partition)
+        return erasure.purge_partition(self, partition)
 
     def stats(self, partition: Partition | None = None, *, tenant: str | None = None) -> dict[str, Any]:
         return maintenance.stats(self, partition, tenant)

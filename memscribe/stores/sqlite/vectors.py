@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from memscribe.errors import StoreError
+from memscribe.errors import MemscribeError
 from memscribe.stores.ann import AutoIndex
 from memscribe.stores.ports import Partition
 
@@ -46,8 +46,9 @@ class _Entry:
 class VectorCache:
     """Lazily loaded, incrementally synced ANN indexes, one per partition."""
 
-    def __init__(self, directory: Path, *, save_every: int = 5_000) -> None:
+    def __init__(self, directory: Path, connect: Callable[[], sqlite3.Connection], *, save_every: int = 5_000) -> None:
         self.directory = directory
+        self.connect = connect  # the database whose vector_log says whether a partition was purged
         self.save_every = save_every
         self._entries: dict[Partition, _Entry] = {}
         self._lock = threading.Lock()
@@ -91,16 +92,49 @@ class VectorCache:
                 removed.append(path)
         return removed
 
+    def check_files(self, dim: int) -> list[str]:
+        """Problems with the saved index files: unreadable, another width, or not the size recorded. Each is
+        harmless (the index is rebuilt from SQLite on first use) but worth a ``memscribe reindex``."""
+        problems = []
+        for meta_path in sorted(self.directory.glob("p*.json")) if self.directory.exists() else []:
+            try:
+                meta = json.loads(meta_path.read_text())
+                index = AutoIndex.load(self.directory / meta["file"], dim)
+                if len(index) != meta["size"]:
+                    problems.append(f"vector index {meta_path.stem}: holds {len(index)} vectors, not {meta['size']}")
+            except (OSError, ValueError, KeyError, TypeError, MemscribeError) as exc:
+                problems.append(f"vector index {meta_path.stem}: {exc} (rebuilt on first use; or run reindex)")
+        return problems
+
     def files(self) -> list[Path]:
         return sorted(self.directory.glob("*")) if self.directory.exists() else []
 
     def save_all(self) -> None:
+        """Save every changed index whose partition still exists (a purge by another process since this one
+        loaded it means its vectors must not come back)."""
+        conn = self.connect()
         with self._lock:
             entries = list(self._entries.items())
         for partition, entry in entries:
             with entry.lock:
-                if entry.dirty:
+                if entry.dirty and self._still_valid(conn, partition, entry):
                     self._save(partition, entry)
+
+    def _still_valid(self, conn: sqlite3.Connection, partition: Partition, entry: _Entry) -> bool:
+        """Whether the log entry the index was last synced to is still there. Log sequence numbers are never
+        reused and only a purge deletes a partition's log, so a missing watermark row means: purged."""
+        if entry.watermark == 0:
+            return True
+        row = conn.execute(
+            "SELECT 1 FROM vector_log WHERE seq = ? AND tenant = ? AND user_id = ?", (entry.watermark, *partition)
+        ).fetchone()
+        return row is not None
+
+    def _reset_if_purged(self, conn: sqlite3.Connection, partition: Partition, entry: _Entry) -> None:
+        if not self._still_valid(conn, partition, entry):
+            entry.index, entry.watermark, entry.dirty = AutoIndex(entry.index.dim), 0, 0
+            for path in self._paths(partition):
+                path.unlink(missing_ok=True)
 
     def _entry(self, conn: sqlite3.Connection, partition: Partition, dim: int) -> _Entry:
         with self._lock:
@@ -117,6 +151,7 @@ class VectorCache:
         entry: _Entry,
         progress: Callable[[int], None] | None = None,
     ) -> None:
+        self._reset_if_purged(conn, partition, entry)
         rows = conn.execute(
             "SELECT seq, key, op FROM vector_log WHERE tenant = ? AND user_id = ? AND seq > ? ORDER BY seq",
             (*partition, entry.watermark),
@@ -153,9 +188,10 @@ class VectorCache:
         # The index file is named by its watermark and the JSON names the file, so a reader never pairs an
         # index with another snapshot's watermark, whatever order concurrent savers finish in.
         name = partition_token(partition)
-        self.directory.mkdir(parents=True, exist_ok=True)
+        self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         index_name = f"{name}-{entry.watermark}.index"
         entry.index.save(self.directory / index_name)
+        os.chmod(self.directory / index_name, 0o600)
         meta_path = self.directory / f"{name}.json"
         tmp = self.directory / f"{name}.json.{os.getpid()}.tmp"
         meta = {
@@ -164,7 +200,8 @@ class VectorCache:
             "dim": entry.index.dim,
             "size": len(entry.index),
         }
-        tmp.write_text(json.dumps(meta))
+        with os.fdopen(os.open(tmp, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600), "w") as fp:
+            fp.write(json.dumps(meta))
         os.replace(tmp, meta_path)
         entry.dirty = 0
         for old in self.directory.glob(f"{name}-*.index"):
@@ -180,5 +217,5 @@ class VectorCache:
             if len(index) != meta["size"]:
                 return None
             return _Entry(index, int(meta["watermark"]))
-        except (OSError, ValueError, KeyError, StoreError):
+        except (OSError, ValueError, KeyError, TypeError, MemscribeError):
             return None  # absent or unreadable: rebuilt from SQLite by replaying the whole log

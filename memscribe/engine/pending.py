@@ -1,0 +1,105 @@
+"""Pending episodes: stored, acknowledged, not yet written.
+
+An episode is written by the writer (and model) it was submitted with, whichever process picks it up: a
+process that cannot build that writer leaves it for one that can, and switching writer is an explicit
+:meth:`Memory.retry_pending` with ``writer=``. A failure is recorded on the episode and retried after an
+exponential backoff, at most ``MAX_EPISODE_ATTEMPTS`` times; every pending episode is reachable (the scan
+pages through them all, not a first batch).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from memscribe.core.records import Episode
+from memscribe.engine.core import Core
+from memscribe.errors import MemscribeError
+from memscribe.providers.chat import ChatModel
+from memscribe.stores.ports import EpisodeState
+from memscribe.write.ports import Writer
+
+__all__ = [
+    "BACKOFF_CAP_SECONDS",
+    "BACKOFF_SECONDS",
+    "WRITE_LEASE_SECONDS",
+    "PendingRunner",
+    "retry_at",
+    "submitted_writer",
+]
+
+BACKOFF_SECONDS = 2.0  # first retry after a failure; doubles per attempt
+BACKOFF_CAP_SECONDS = 900.0
+WRITE_LEASE_SECONDS = 30.0  # an add that writes its own episode keeps recovery off it this long
+_END_OF_TIME = datetime(9999, 1, 1, tzinfo=UTC)  # "due by then": every episode not given up
+
+
+def retry_at(now: datetime, attempts: int) -> datetime:
+    """When an episode that has failed ``attempts`` times (this one included) may be tried again."""
+    return now + timedelta(seconds=min(BACKOFF_CAP_SECONDS, BACKOFF_SECONDS * 2 ** max(attempts - 1, 0)))
+
+
+def submitted_writer(core: Core) -> tuple[str, str | None]:
+    """The (writer, model) an episode added through ``core`` is recorded with."""
+    from memscribe.engine.writers import LLM_WRITER_NAMES
+
+    name = core.writer.name
+    return name, (core.model if name in LLM_WRITER_NAMES else None)
+
+
+class PendingRunner:
+    """Writes pending episodes of one tenant, each with the writer recorded on it."""
+
+    def __init__(
+        self,
+        core: Core,
+        process: Callable[[Core, Episode], Any],
+        chat_factory: Callable[[], ChatModel] | None = None,
+    ) -> None:
+        self.core, self.process, self.chat_factory = core, process, chat_factory
+        self._cores: dict[tuple[str, str | None], Core | None] = {submitted_writer(core): core}
+
+    def core_for(self, state: EpisodeState) -> Core | None:
+        """A core whose writer is the episode's; None when this process cannot build it."""
+        from memscribe.engine.writers import LLM_WRITER_NAMES, make_writer
+
+        if state.writer is None:  # recorded before writers were: whoever processes it
+            return self.core
+        key = (state.writer, state.model)
+        if key not in self._cores:
+            built: Core | None = None
+            needs_model = state.writer in LLM_WRITER_NAMES
+            if not needs_model or (state.model is not None and state.model == self.core.model):
+                try:
+                    writer: Writer = make_writer(state.writer, chat_factory=self.chat_factory)
+                    built = replace(self.core, writer=writer)
+                except MemscribeError:
+                    built = None  # an unknown writer or one needing a model this process lacks
+            self._cores[key] = built
+        return self._cores[key]
+
+    def run(self, *, due_only: bool, limit: int | None = None, stop: Callable[[], bool] | None = None) -> int:
+        """Write every pending episode this process can (those whose backoff has passed, with ``due_only``);
+        each is tried once per run. Returns the number written."""
+        done, tried, after = 0, 0, None
+        while limit is None or tried < limit:
+            now = self.core.clock.now() if due_only else _END_OF_TIME
+            batch = self.core.store.pending(tenant=self.core.tenant, now=now, after=after, limit=100)
+            if not batch:
+                break
+            for episode, state in batch:
+                after = episode.id
+                if (stop is not None and stop()) or (limit is not None and tried >= limit):
+                    return done
+                target = self.core_for(state)
+                if target is None:
+                    continue
+                tried += 1
+                try:
+                    self.process(target, episode)
+                except Exception:  # recorded on the episode, retried after its backoff
+                    continue
+                done += 1
+        return done
