@@ -18,6 +18,7 @@ from memscribe.core.records import MemoryRecord
 from memscribe.core.text import keyword_terms
 from memscribe.providers.ports import Embedder
 from memscribe.read.fuse import fuse_rrf
+from memscribe.read.rank import rerank_hits
 from memscribe.stores.ports import Partition, RecordFilter, Store
 
 __all__ = ["Hit", "about_subjects", "gather_hits", "inflected"]
@@ -89,6 +90,22 @@ def about_subjects(query: str, subjects: Sequence[str]) -> set[str]:
     return {_USER} if _FIRST_PERSON.search(query) else set()
 
 
+_RELATIVE = re.compile(
+    r"\b(?:sister|brother|mom|mother|mum|dad|father|parents?|husband|wife|partner|boyfriend|girlfriend|son"
+    r"|daughter|kids?|children|friend|roommate|boss|manager|colleague|coworker|aunt|uncle|cousin|grandma"
+    r"|grandpa|fianc\w*|neighbou?r)\b|妹妹|姐姐|哥哥|弟弟|老公|老婆|妈妈|爸爸|父亲|母亲|女儿|儿子|丈夫|妻子"
+    r"|男朋友|女朋友|朋友|同事",
+    re.IGNORECASE,
+)
+
+
+def _owner_unless_relative(query: str, subjects: Sequence[str]) -> set[str]:
+    """A query that names no known subject and no relative is about the store's own user, when there is one."""
+    if _RELATIVE.search(query) or _USER not in subjects:
+        return set()
+    return {_USER}
+
+
 def gather_hits(
     store: Store,
     embedder: Embedder,
@@ -108,8 +125,10 @@ def gather_hits(
     pool = fuse_rrf([by_vector, by_keyword])[: max(limit * 2, 10)]
     records = {r.version_id: r for r in store.by_version_ids(partition, [vid for vid, _ in pool])}
     ordered = [records[vid] for vid, _ in pool if vid in records]
-    about = about_subjects(query, [r.subject.lower() for r in ordered])
+    subjects = [r.subject.lower() for r in ordered]
+    about = about_subjects(query, subjects)
     by_subject = [(r.version_id, 1.0) for r in ordered if r.subject.lower() in about]
-    fused = fuse_rrf([by_vector, by_keyword, by_subject])[:limit] if by_subject else pool[:limit]
+    fused = fuse_rrf([by_vector, by_keyword, by_subject]) if by_subject else pool
+    fused = rerank_hits(query, fused, records, about or _owner_unless_relative(query, subjects))[:limit]
     vscore, kscore = dict(by_vector), dict(by_keyword)
     return [Hit(records[vid], score, vscore.get(vid), kscore.get(vid)) for vid, score in fused if vid in records]

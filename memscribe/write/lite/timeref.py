@@ -1,7 +1,7 @@
 """Relative time expressions resolved against the moment a statement was made.
 
 Rules, not a date library: they are deterministic, fast, and only claim the precision the speaker gave
-("last week" stays a week, "two weeks ago" stays approximate). Resolved phrases replace the relative ones in
+("last week" stays a week, "two weeks ago" becomes "around <the date>"). Resolved phrases replace the relative ones in
 the memory text so the memory keeps its meaning months later.
 """
 
@@ -91,7 +91,7 @@ def _ago(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
         phrase = f"on {format_day(day)}"
     elif unit == "week":
         day = anchor - timedelta(weeks=n)
-        phrase = f"{m.group('n')} {m.group('u')} before {format_day(anchor)}"
+        phrase = f"around {format_day(day)}"
     elif unit == "month":
         day = _add_months(anchor, -n)
         phrase = f"in {_month_name(day.month)} {day.year}"
@@ -99,7 +99,7 @@ def _ago(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
         day = date(anchor.year - n, 1, 1)
         phrase = f"in {day.year}"
     if vague:
-        phrase = f"{m.group('n')} {m.group('u')} before {format_day(anchor)}"
+        phrase = f"around {format_day(day)}" if unit in ("day", "night", "week") else f"around {phrase[3:]}"
     return TimeRef(m.start(), m.end(), phrase, day)
 
 
@@ -110,7 +110,7 @@ def _in_n(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
         phrase = f"on {format_day(day)}"
     elif unit == "week":
         day = anchor + timedelta(weeks=n)
-        phrase = f"{m.group('n')} {m.group('u')} after {format_day(anchor)}"
+        phrase = f"around {format_day(day)}"
     elif unit == "month":
         day = _add_months(anchor, n)
         phrase = f"in {_month_name(day.month)} {day.year}"
@@ -118,7 +118,7 @@ def _in_n(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
         day = date(anchor.year + n, 1, 1)
         phrase = f"in {day.year}"
     if m.group("n").lower() in _VAGUE:
-        phrase = f"{m.group('n')} {m.group('u')} after {format_day(anchor)}"
+        phrase = f"around {format_day(day)}" if unit in ("day", "night", "week") else f"around {phrase[3:]}"
     return TimeRef(m.start(), m.end(), phrase, day)
 
 

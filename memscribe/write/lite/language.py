@@ -1,0 +1,62 @@
+"""The language of a statement, and the memorability filter for statements that are not English.
+
+The English filter (:mod:`memorable`) reads English function words; a Chinese, Spanish, French, German or
+Portuguese statement would fail it for having "no first person". Those are kept when they say enough and
+are not a question. Detection is per statement, from script and function words: mixed chats switch often.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memscribe.read.topics import has_cjk
+from memscribe.write.lite.lazy import lazy
+from memscribe.write.lite.memorable import asks, drop_reason
+
+__all__ = ["language_of", "statement_drop_reason"]
+
+_FUNCTION_WORDS = {
+    "es": "el la los las que de y en un una es por con para mi estoy vivo tengo pero muy ya se",
+    "fr": "le la les des et est un une je suis mon ma mes pour dans avec pas c'est j'ai chez au",
+    "de": "der die das und ist ich bin mein meine nicht mit für ein eine im zu auf wir haben",
+    "pt": "o a os as que de e em um uma é eu meu minha não com para está tá do da no na",
+}
+_EN = frozenset("the and is i my to of in it a for on with was have that this at me so but".split())
+_WORD = lazy(r"[^\W\d_]+(?:'[^\W\d_]+)?")
+_CJK_QUESTION = lazy(r"[？?]\s*$|(?:吗|呢|什么|怎么|哪|几|多少|为什么|如何)[^，。！]{0,6}[？?]?\s*$")
+_CJK_CHAR = lazy(r"[\u3400-\u9fff]")
+
+
+def language_of(text: str) -> str:
+    """"zh" for CJK script, else the European language whose function words dominate, else "en"."""
+    if has_cjk(text):
+        return "zh"
+    words = [w.lower() for w in _WORD.findall(text)]
+    if not words:
+        return "en"
+    english = sum(w in _EN for w in words)
+    best, score = "en", english
+    for language, listed in _FUNCTION_WORDS.items():
+        vocabulary = set(listed.split())
+        hits = sum(w in vocabulary for w in words)
+        if hits > score:
+            best, score = language, hits
+    return best
+
+
+def statement_drop_reason(text: str) -> str | None:
+    """Why ``text`` is not worth remembering, or None, in the statement's own language."""
+    language = language_of(text)
+    if language == "zh":
+        if len(_CJK_CHAR.findall(text)) < 4:
+            return "too little content"
+        return "question" if _CJK_QUESTION.search(text) else None
+    if language != "en":
+        stripped = text.strip()
+        if stripped.startswith("¿") or (stripped.endswith("?") and len(stripped.split()) < 12):
+            return "question"
+        return None if len(_WORD.findall(text)) >= 4 else "too little content"
+    reason = drop_reason(text)
+    if reason == "question" and not asks(text) and re.search(r"\b(?:I|my|we|our|me)\b", text):
+        return drop_reason(text.rstrip(" ?!") + ".")  # "applied for the role and... got it??" says something
+    return reason
