@@ -21,7 +21,7 @@ _FUNCTION_WORDS = {
     "de": "der die das und ist ich bin mein meine nicht mit für ein eine im zu auf wir haben",
     "pt": "o a os as que de e em um uma é eu meu minha não com para está tá do da no na",
 }
-_EN = frozenset("the and is i my to of in it a for on with was have that this at me so but".split())
+_EN = frozenset(["the", "and", "is", "i", "my", "to", "of", "in", "it", "a", "for", "on", "with", "was", "have", "that", "this", "at", "me", "so", "but"])
 _WORD = lazy(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 _CJK_QUESTION = lazy(r"[？?]\s*$|(?:吗|呢|什么|怎么|哪|几|多少|为什么|如何)[^，。！]{0,6}[？?]?\s*$")
 _CJK_CHAR = lazy(r"[\u3400-\u9fff]")
@@ -48,9 +48,12 @@ def statement_drop_reason(text: str) -> str | None:
     """Why ``text`` is not worth remembering, or None, in the statement's own language."""
     language = language_of(text)
     if language == "zh":
-        if len(_CJK_CHAR.findall(text)) < 4:
-            return "too little content"
-        return "question" if _CJK_QUESTION.search(text) else None
+        if _CJK_QUESTION.search(text):
+            head, sep, _ = re.sub(r"[？?]\s*$", "", text).rpartition("，")
+            if not sep or _CJK_QUESTION.search(head + "？") or len(_CJK_CHAR.findall(head)) < 6:
+                return "question"  # "我现在是高级工程师，PPT要讲哪些内容？" keeps its head
+            text = head
+        return "too little content" if len(_CJK_CHAR.findall(text)) < 4 else None
     if language != "en":
         stripped = text.strip()
         if stripped.startswith("¿") or (stripped.endswith("?") and len(stripped.split()) < 12):
@@ -58,5 +61,6 @@ def statement_drop_reason(text: str) -> str | None:
         return None if len(_WORD.findall(text)) >= 4 else "too little content"
     reason = drop_reason(text)
     if reason == "question" and not asks(text) and re.search(r"\b(?:I|my|we|our|me)\b", text):
-        return drop_reason(text.rstrip(" ?!") + ".")  # "applied for the role and... got it??" says something
-    return reason
+        reason = drop_reason(text.rstrip(" ?!") + ".")  # "applied for the role and... got it??" says something
+    # A user's remark about their world is worth keeping even without "I" ("chicago in march is brutal").
+    return None if reason == "not about anyone" else reason

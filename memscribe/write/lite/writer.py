@@ -15,10 +15,12 @@ from datetime import UTC, datetime, timedelta
 
 from memscribe.core.clock import Clock
 from memscribe.core.records import Episode, Layer, MemoryDraft, Operation, Owner, Usage
+from memscribe.read.topics import topics_of
+from memscribe.write.lite.cues import hypothetical
+from memscribe.write.lite.language import statement_drop_reason
 from memscribe.write.lite.lazy import lazy
 from memscribe.write.lite.ledger import Ledger
 from memscribe.write.lite.memorable import question_head, strip_preamble
-from memscribe.write.lite.language import statement_drop_reason
 from memscribe.write.lite.person import Mention, Referents, expand_contractions, find_subject, restore_subject
 from memscribe.write.lite.plans import PlanCompletions, accomplishment
 from memscribe.write.lite.reconcile import Reconciler
@@ -29,7 +31,6 @@ from memscribe.write.lite.slots import Fact, FactKind, extract_facts, first_verb
 from memscribe.write.lite.tense import Tense, detect_tense
 from memscribe.write.lite.timeref import Timing, resolve_times
 from memscribe.write.lite.topical import TopicReplacer, statement_tags
-from memscribe.read.topics import topics_of
 from memscribe.write.ports import CandidateSource, WriteContext
 
 __all__ = ["LiteWriter"]
@@ -71,6 +72,9 @@ class _Reading:
     timing: Timing
     valid_from: datetime
     valid_to: datetime | None
+
+
+_Kept = tuple[Statement, _Reading, str | None]  # a statement, what was read from it, why it is weak
 
 
 class LiteWriter:
@@ -128,9 +132,10 @@ class _EpisodeRun:
         return False
 
     def consider(self, unit: Unit, refs: Referents) -> None:
-        """One unit: requests are applied; the rest is kept as one memory in the speaker's words."""
+        """One unit: requests are applied; the rest is kept in the speaker's words, what is only a plan, a
+        wish or a condition apart from what is a fact, so that a what-if never reads as the current value."""
         requests: set[int] = set()
-        readings: list[tuple[Statement, _Reading, str | None]] = []
+        readings: list[_Kept] = []
         for st in unit.statements:
             refs.at_message(st.message_index)
             if st.sentence in requests or self._request(st, refs):
@@ -141,11 +146,16 @@ class _EpisodeRun:
             reason = statement_drop_reason(text)
             if reason is None or reason in _WEAK_REASONS:
                 reading = self._read(st, text, refs)
-                readings.append((st, replace(reading, facts=[resolve_fact(f, self.ledger) for f in reading.facts]), reason))
-        readings = [r for r in readings if r[0].sentence not in requests]
-        kept = [r for r in readings if r[2] is None or r[1].facts or (r[1].mention is not None and r[2] == "not about anyone")]
-        if kept:
-            self._remember(unit, frozenset(requests), kept)
+                facts = [resolve_fact(f, self.ledger) for f in reading.facts]
+                readings.append((st, replace(reading, facts=facts), reason))
+        kept = [r for r in readings if r[0].sentence not in requests and (r[2] is None or r[1].facts)]
+        if not kept:
+            return
+        wishes = [r for r in kept if hypothetical(r[0].text)]
+        facts_said = [r for r in kept if r not in wishes]
+        for group in (facts_said, wishes):
+            if group:
+                self._remember(_group_text(unit, [r[0] for r in group], requests), group)
 
     def _read(self, st: Statement, text: str, refs: Referents) -> _Reading:
         tense = detect_tense(expand_contractions(text))
@@ -198,15 +208,13 @@ class _EpisodeRun:
             metadata=metadata,
         )
 
-    def _remember(
-        self, unit: Unit, requests: frozenset[int], kept: list[tuple[Statement, _Reading, str | None]]
-    ) -> None:
+    def _remember(self, said: str, kept: list[_Kept]) -> None:
         facts = [f for _, r, _ in kept for f in r.facts]
         primary = _primary(facts)
         lead = next((r for _, r, _ in kept if primary in r.facts), kept[0][1]) if primary else kept[0][1]
         st = next(s for s, r, _ in kept if r is lead)
         speaker = st.speaker.subject
-        memory = resolve_times(unit.text(requests), st.at, lead.tense).text
+        memory = resolve_times(said, st.at, lead.tense).text
         if _RECURRING.search(memory):  # "my birthday is on March 3rd": a day of every year, not an event
             memory = _YEAR_AFTER_MONTH.sub(r"\1", memory)
         reading = replace(lead, text=memory, facts=facts)
@@ -264,6 +272,22 @@ class _EpisodeRun:
             valid_from=st.at,
         )
         self.reconciler.plain(draft, st.at, st.speaker.subject)
+
+
+def _group_text(unit: Unit, members: list[Statement], requests: set[int]) -> str:
+    """The words of ``members``: whole sentences where all their statements are members, else the clauses."""
+    chosen = {id(s) for s in members}
+    parts: list[str] = []
+    for number in dict.fromkeys(s.sentence for s in unit.statements):
+        if number in requests:
+            continue
+        sentence = [s for s in unit.statements if s.sentence == number]
+        inside = [s for s in sentence if id(s) in chosen]
+        if inside and len(inside) == len(sentence):
+            parts.append(sentence[0].whole or " ".join(s.text for s in sentence))
+        elif inside:
+            parts.append(" ".join(s.text for s in inside))
+    return " ".join(parts)
 
 
 def _primary(facts: list[Fact]) -> Fact | None:
