@@ -81,6 +81,7 @@ _CUES: dict[str, tuple[str, str]] = {
         "车 开车 coche voiture Auto carro",
     ),
     "phone": ("""phone number cell mobile""", "电话 手机 手机号 teléfono téléphone Telefon telefone"),
+    "address": ("""address""", "地址 dirección adresse Adresse morada endereço"),
     "birthday": ("""birthday born""", "生日 cumpleaños anniversaire Geburtstag aniversário"),
     "hobby": (
         """hobby hobbies play plays playing played practice guitar piano violin drums running run runs ran
@@ -115,6 +116,15 @@ MULTI_TOPICS = frozenset({"pet", "children", "hobby", "health", "language", "sch
 TOPICS = tuple(_CUES)
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+# Values whose shape names their topic, whatever the words around them.
+_SHAPES = (
+    ("phone", re.compile(r"(?<![\d.,])(?:\+?\d[\d ()-]{7,}\d)(?![\d.,])")),
+    ("address", re.compile(
+        r"\b\d{1,5}[a-z]?,? (?:[A-Z][\w'-]+ ){1,3}(?:Lane|Street|St|Road|Rd|Avenue|Ave|Drive|Dr|Way|Court|Ct"
+        r"|Place|Pl|Boulevard|Blvd|Terrace|Close)\b|\b(?:Rua|Calle|Avenida|Rue|Via|Straße|Strasse)\s+\w+"
+    )),
+    ("money", re.compile(r"[$€£¥]\s?\d|\d\s?(?:k|K)\b|\d+\s?(?:dollars|euros|pounds|元|块|万)")),
+)
 _WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*", re.UNICODE)
 
 
@@ -154,4 +164,5 @@ def topics_of(text: str) -> frozenset[str]:
                 found.add(topic)
     if has_cjk(text):
         found |= {topic for topic, cues in cjk.items() if any(c in text for c in cues)}
+    found |= {topic for topic, shape in _SHAPES if shape.search(text)}
     return frozenset(found)

@@ -15,7 +15,7 @@ from datetime import UTC, datetime, timedelta
 
 from memscribe.core.clock import Clock
 from memscribe.core.records import Episode, Layer, MemoryDraft, Operation, Owner, Usage
-from memscribe.read.topics import topics_of
+from memscribe.read.topics import has_cjk, topics_of
 from memscribe.write.lite.cues import hypothetical
 from memscribe.write.lite.language import statement_drop_reason
 from memscribe.write.lite.lazy import lazy
@@ -23,8 +23,8 @@ from memscribe.write.lite.ledger import Ledger
 from memscribe.write.lite.memorable import question_head, strip_preamble
 from memscribe.write.lite.person import Mention, Referents, expand_contractions, find_subject, restore_subject
 from memscribe.write.lite.plans import PlanCompletions, accomplishment
-from memscribe.write.lite.reconcile import Reconciler
-from memscribe.write.lite.requests import Correction, parse_correction, parse_forget
+from memscribe.write.lite.reconcile import Reconciler, same_value
+from memscribe.write.lite.requests import Correction, parse_cjk_correction, parse_correction, parse_forget
 from memscribe.write.lite.revise import Reviser
 from memscribe.write.lite.segment import Statement, Unit, group_units, segment_episode
 from memscribe.write.lite.slots import Fact, FactKind, extract_facts, first_verb, resolve_fact
@@ -55,6 +55,8 @@ _YEAR_AFTER_MONTH = lazy(
     r" (?:19|20)\d{2}\b"
 )
 _SELF = lazy(r"^(?:I|my|we|our)\b", re.IGNORECASE)
+_PRONOUN_TOPIC = lazy(r"^(?:about )?(?:him|her|them|it all|that person)$", re.IGNORECASE)
+_CAPITAL = lazy(r"\b(?-i:[A-Z][a-z]{2,})\b")
 # Short or impersonal statements are kept only when they carry a slot fact ("I like jazz").
 _WEAK_REASONS = frozenset({"too little content", "not about anyone"})
 _CONFIDENCE = {"slot": 0.9, "plain": 0.75, "agent": 0.7}
@@ -119,6 +121,7 @@ class _EpisodeRun:
         self.plans = PlanCompletions(ledger)
         self.topical = TopicReplacer(ledger)
         self.scene = scene
+        self.message, self.said_before = -1, ""  # the words of the current message so far, for "him"
 
     def _request(self, st: Statement, refs: Referents) -> bool:
         """Handle a forget request or a correction; whether ``st`` was one."""
@@ -126,10 +129,9 @@ class _EpisodeRun:
         if topic is not None:
             self._forget(st, topic)
             return True
-        if (correction := parse_correction(st.text)) is not None:
-            self._correct(st, correction, refs)
-            return True
-        return False
+        said = resolve_times(st.text, st.at, detect_tense(st.text)).text  # dates compare as stored
+        correction = parse_correction(said) or (parse_cjk_correction(said) if has_cjk(said) else None)
+        return correction is not None and self._correct(st, correction, refs)
 
     def consider(self, unit: Unit, refs: Referents) -> None:
         """One unit: requests are applied; the rest is kept in the speaker's words, what is only a plan, a
@@ -138,7 +140,11 @@ class _EpisodeRun:
         readings: list[_Kept] = []
         for st in unit.statements:
             refs.at_message(st.message_index)
-            if st.sentence in requests or self._request(st, refs):
+            if st.message_index != self.message:
+                self.message, self.said_before = st.message_index, ""
+            handled = st.sentence in requests or self._request(st, refs)
+            self.said_before += " " + st.text
+            if handled:
                 requests.add(st.sentence)
                 continue
             said = question_head(strip_preamble(st.text)) or strip_preamble(st.text)
@@ -242,6 +248,8 @@ class _EpisodeRun:
                 self.plans.complete(mention.subject, verb, done_st.text, produced, plain, done_st.at, speaker)
 
     def _forget(self, st: Statement, topic: str) -> None:
+        if _PRONOUN_TOPIC.match(topic.strip()) and (name := self._named_before(st)) is not None:
+            topic = name  # "jake and I broke up. please just forget about him"
         facts: list[Fact] = []
         if _SELF.match(topic):
             expanded = expand_contractions(topic)
@@ -249,12 +257,21 @@ class _EpisodeRun:
             facts = extract_facts(expanded, mention, st.speaker.subject, detect_tense(expanded))
         self.reviser.forget(topic, st.speaker.subject, facts, st.at)
 
-    def _correct(self, st: Statement, correction: Correction, refs: Referents) -> None:
+    def _named_before(self, st: Statement) -> str | None:
+        """The last person named in the speaker's words before ``st``: a name stored with a capital."""
+        known = {m.group(0).lower(): m.group(0) for r in self.ledger.stored_subject(st.speaker.subject)
+                 for m in _CAPITAL.finditer(r.text) if m.start() > 0}  # fmt: skip
+        before = [w for w in re.findall(r"[\w'-]+", self.said_before) if w.lower() in known]
+        return known[before[-1].lower()] if before else None
+
+    def _correct(self, st: Statement, correction: Correction, refs: Referents) -> bool:
         pairs: list[tuple[Fact, MemoryDraft]] = []
         if len(correction.new.split()) >= 3:
             reading = self._read(st, correction.new, refs)
             pairs = [(f, self._draft(reading, st, f)) for f in reading.facts if f.kind is FactKind.STATE]
-        self.reviser.correct(correction, st.speaker.subject, pairs, st.at, st.message_index)
+        if correction.old is not None and same_value(correction.old, correction.new):
+            return False  # "it's a CX-3 not a 3": nothing to swap; the statement is kept as said
+        return self.reviser.correct(correction, st.speaker.subject, pairs, st.at, st.message_index)
 
     def assistant(self, st: Statement) -> None:
         """Only recommendations are kept from assistant turns, and they belong to the agent."""
