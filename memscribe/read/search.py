@@ -129,6 +129,7 @@ def gather_hits(
     about = about_subjects(query, subjects)
     by_subject = [(r.version_id, 1.0) for r in ordered if r.subject.lower() in about]
     fused = fuse_rrf([by_vector, by_keyword, by_subject]) if by_subject else pool
-    fused = rerank_hits(query, fused, records, about or _owner_unless_relative(query, subjects))[:limit]
     vscore, kscore = dict(by_vector), dict(by_keyword)
+    owner = about or _owner_unless_relative(query, subjects)
+    fused = rerank_hits(query, fused, records, owner, vscore, kscore)[:limit]
     return [Hit(records[vid], score, vscore.get(vid), kscore.get(vid)) for vid, score in fused if vid in records]

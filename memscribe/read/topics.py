@@ -59,7 +59,8 @@ _CUES: dict[str, tuple[str, str]] = {
         "名字 叫 姓 nombre apellido nom heiße heißt Nachname nome sobrenome",
     ),
     "health": (
-        """health diagnosed diagnosis medication medicine meds dose dosage mg pill pills injury injured
+        """health diagnosed diagnosis medication medicine meds dose dosage mg pill pills injury injured gp
+        prescribed prescription panic anxiety depression antidepressant
         surgery doctor therapy therapist pain cast sprain sprained broke broken blood pressure sleep
         insomnia allergy allergic asthma diabetes migraine knee wrist""",
         "医生 医院 手术 药 过敏 血压 睡眠 médico pressão remédio médecin santé Arzt",
@@ -123,6 +124,7 @@ _SHAPES = (
         r"\b\d{1,5}[a-z]?,? (?:[A-Z][\w'-]+ ){1,3}(?:Lane|Street|St|Road|Rd|Avenue|Ave|Drive|Dr|Way|Court|Ct"
         r"|Place|Pl|Boulevard|Blvd|Terrace|Close)\b|\b(?:Rua|Calle|Avenida|Rue|Via|Straße|Strasse)\s+\w+"
     )),
+    ("health", re.compile(r"\b\d+\s?(?:mg|mcg|ml)\b", re.IGNORECASE)),
     ("money", re.compile(r"[$€£¥]\s?\d|\d\s?(?:k|K)\b|\d+\s?(?:dollars|euros|pounds|元|块|万)")),
 )
 _WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*", re.UNICODE)

@@ -25,6 +25,14 @@ _EN = frozenset(["the", "and", "is", "i", "my", "to", "of", "in", "it", "a", "fo
 _WORD = lazy(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 _CJK_QUESTION = lazy(r"[？?]\s*$|(?:吗|呢|什么|怎么|哪|几|多少|为什么|如何)[^，。！]{0,6}[？?]?\s*$")
 _CJK_CHAR = lazy(r"[\u3400-\u9fff]")
+# Remarks about the memory itself, said around a forget request ("everything else is fine to keep").
+_ABOUT_MEMORY = lazy(
+    r"\b(?:fine to keep|ok to keep|okay to keep|having (?:that|it|this) stored|(?:it|that|this) being stored"
+    r"|on record|in your (?:memory|records|notes)|in whatever profile|want (?:it|that|this) (?:stored|saved|kept))\b"
+    r"|不想留在|记录里|guardada|enregistr",
+    re.IGNORECASE,
+)
+_VALUE = lazy(r"\d|(?<!^)\b(?-i:[A-Z][a-z]{2,})")
 
 
 def language_of(text: str) -> str:
@@ -46,6 +54,8 @@ def language_of(text: str) -> str:
 
 def statement_drop_reason(text: str) -> str | None:
     """Why ``text`` is not worth remembering, or None, in the statement's own language."""
+    if _ABOUT_MEMORY.search(text):
+        return "about the conversation"
     language = language_of(text)
     if language == "zh":
         if _CJK_QUESTION.search(text):
@@ -62,5 +72,8 @@ def statement_drop_reason(text: str) -> str | None:
     reason = drop_reason(text)
     if reason == "question" and not asks(text) and re.search(r"\b(?:I|my|we|our|me)\b", text):
         reason = drop_reason(text.rstrip(" ?!") + ".")  # "applied for the role and... got it??" says something
-    # A user's remark about their world is worth keeping even without "I" ("chicago in march is brutal").
-    return None if reason == "not about anyone" else reason
+    # A user's remark about their world is worth keeping even without "I" ("chicago in march is brutal"), and
+    # a short one that carries a value ("got them to $152k!!").
+    if reason == "not about anyone" or (reason == "too little content" and _VALUE.search(text)):
+        return None
+    return reason

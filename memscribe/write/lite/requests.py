@@ -66,6 +66,8 @@ _FORGETS = tuple(
         r"(?:,\s*(?:por favor|s'il te plaît|bitte))?[.!?]*$",
     )
 )
+# A forget topic ends where the reason for it begins ("forget about him, I don't want his name coming up").
+_TOPIC_END = re.compile(r",\s+|\s+[—–-]\s+|;|[.?!]\s|\s+(?:because|since|as|so that|so)\s+", re.IGNORECASE)
 _CJK_FORGET = re.compile(r"把(?P<topic>[^，。！？]{1,20}?)(?:删掉|删除|删了|忘掉|忘了|清除)|(?:别记|不要记|忘掉|删掉)(?P<topic2>[^，。！？]{1,20})")
 # "I'm not a fan of sushi" is a negation, not "I'm" corrected from "a fan of sushi".
 _DANGLING = lazy(
@@ -156,7 +158,9 @@ def parse_forget(text: str) -> str | None:
         return (cjk.group("topic") or cjk.group("topic2")).strip()
     for pattern in _FORGETS:
         if match := pattern.match(text):
-            topic = match.group("topic").strip(" ,.!?\"'")
+            topic = _TOPIC_END.split(match.group("topic"), maxsplit=1)[0].strip(" ,.!?\"'")
+            topic = re.sub(r"^(?:everything|anything|all)\s+(?:(?:i|that i)\s+(?:told|said to|gave)\s+you\s+)?"
+                           r"(?:about|regarding|on)\s+", "", topic, flags=re.IGNORECASE)  # fmt: skip
             if topic and topic.lower() not in _IDIOMS:
                 return topic
     return None

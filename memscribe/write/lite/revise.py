@@ -81,8 +81,16 @@ class Reviser:
         allowed = (speaker, f"{speaker}'s")
         kinds = topics_of(topic) & _NARROW_TOPICS  # "my phone number" also names a number said in passing
 
+        names = {m.group(0).lower() for m in re.finditer(r"(?<!^)\b[A-Z][a-z]{2,}\b", topic)}
+        about_topics = topics_of(topic)
+
         def named(text: str) -> bool:
-            return topic_matches(topic, text) or bool(kinds & topics_of(text))
+            """The topic's words, a narrow topic it names, or a person it names on its topic ("which school
+            Theo goes to" covers "Theo started 1st grade at Maplewood", not "Theo wants to be a triceratops")."""
+            if topic_matches(topic, text) or kinds & topics_of(text):
+                return True
+            lowered = set(re.findall(r"[\w'-]+", text.lower()))
+            return bool(names & lowered) and bool(about_topics & topics_of(text))
 
         pool = self.ledger.stored_similar(topic, None, limit=16) + self.ledger.stored_subject(speaker)
         for record in pool:
