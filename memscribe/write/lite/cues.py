@@ -24,7 +24,8 @@ _CHANGE = lazy(
     r"|upgraded|replaced|traded|sold|bought|got rid of|finally|officially|instead|from now on|since then"
     r"|went back|back to|back in|returned|took (?:his|her|my \w+'s|their) (?:name|surname|last name)"
     r"|changed my name|legally|after the wedding|just got|quit|left|gave up|stopped|raised|increased"
-    r"|decreased|dropped|went up|went down|renewed|dropped to|up to|down to|passed|graduated|made)\b"
+    r"|decreased|dropped|went up|went down|renewed|dropped to|up to|down to|passed|graduated|made|bumped|appointed"
+    r"|named|elevated|stepped up|took over|signed|closed on|anymore|replaced|dethroned|gone|no more|these days)\b"
     r"|搬到|搬去|搬家|现在|换了|换成|跳槽|入职|离职|辞职|升职|晋升|改成|改为|开始|已经|终于|不再|回到|涨"
     r"|ahora|ya no|me mudé|nos mudamos|cambié|empecé|maintenant|désormais|je commence|j'ai démissionné"
     r"|déménagé|jetzt|nicht mehr|umgezogen|gewechselt|agora|já não|mudei|mudamos|comecei",

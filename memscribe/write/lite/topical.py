@@ -20,7 +20,7 @@ from datetime import datetime
 from memscribe.core.records import MemoryDraft, MemoryRecord, Operation, OpKind, Owner
 from memscribe.read.topics import MULTI_TOPICS
 from memscribe.write.lite.cues import changes, ends, hypothetical, temporary
-from memscribe.write.lite.ledger import Ledger
+from memscribe.write.lite.ledger import Ledger, Pending
 from memscribe.write.lite.matching import content_tokens
 from memscribe.write.lite.revise import draft_from_record
 
@@ -53,10 +53,15 @@ class TopicReplacer:
     def __init__(self, ledger: Ledger) -> None:
         self.ledger = ledger
 
-    def replace(self, draft: MemoryDraft, at: datetime, speaker: str) -> None:
-        if draft.owner is not Owner.USER or _NEVER_REPLACES & set(draft.tags):
+    def replace(self, entry: Pending, at: datetime, speaker: str) -> None:
+        """Close what ``entry`` (a statement just proposed) replaces; or, when it is older than a statement on
+        its topic already stored (an old chat imported late), keep it as history."""
+        draft = entry.draft
+        if draft is None or draft.owner is not Owner.USER or _NEVER_REPLACES & set(draft.tags):
             return
         topics = _topics(draft.metadata)
+        if self._older_than_known(entry, draft, at, topics - MULTI_TOPICS):
+            return
         ending = "ended" in draft.tags
         single = topics - MULTI_TOPICS
         multi = topics & MULTI_TOPICS if ending else set()
@@ -73,7 +78,7 @@ class TopicReplacer:
             if not shared and _topics(record.metadata) & multi and words & content_tokens(record.text):
                 shared = _topics(record.metadata) & multi
             if shared:
-                self._close(record, start, at, speaker, sorted(shared))
+                self._close(entry, record, start, at, speaker, sorted(shared))
 
     def _candidates(self, draft: MemoryDraft) -> list[MemoryRecord]:
         return self.ledger.stored_similar(draft.text, Owner.USER, limit=_CANDIDATES)
@@ -87,9 +92,41 @@ class TopicReplacer:
             and record.id not in self.ledger.taken()
         )
 
-    def _close(self, record: MemoryRecord, start: datetime, at: datetime, speaker: str, topics: list[str]) -> None:
+    def _older_than_known(self, entry: Pending, draft: MemoryDraft, at: datetime, single: set[str]) -> bool:
+        if not single or entry.op.kind is not OpKind.ADD or entry.op.target is not None:
+            return False
+        newer = [
+            r
+            for r in self._candidates(draft)
+            if r.subject.casefold() == draft.subject.casefold()
+            and r.owner is Owner.USER
+            and at < r.valid_from
+            and _topics(r.metadata) & single
+            and "hypothetical" not in r.tags
+        ]
+        if not newer:
+            return False
+        first = min(newer, key=lambda r: r.valid_from)
+        start = min(draft.valid_from or at, first.valid_from)
+        reason = f"{entry.op.reason}; older than a stored statement on {', '.join(sorted(single))}: kept as history"
+        history = replace(draft, valid_from=start, valid_to=first.valid_from, tags=(*draft.tags, "history"))
+        self.ledger.revise(entry, draft=history, target=first.id, reason=reason, candidates=(first.id,))
+        return True
+
+    def _close(
+        self, entry: Pending, record: MemoryRecord, start: datetime, at: datetime, speaker: str, topics: list[str]
+    ) -> None:
+        reason = f"replaced by a later statement on {', '.join(topics)} of {record.subject}"
+        draft = entry.draft
+        if entry.op.kind is OpKind.ADD and entry.op.target is None and draft is not None:
+            # The new statement supersedes the first statement it replaces: one version chain, journaled.
+            kept = replace(draft, valid_from=max(draft.valid_from or at, record.valid_from))
+            self.ledger.revise(
+                entry, kind=OpKind.SUPERSEDE, target=record.id, draft=kept, reason=f"{reason}; {entry.op.reason}",
+                candidates=(record.id,),
+            )  # fmt: skip
+            return
         end = max(start, record.valid_from)
         closed = draft_from_record(record, valid_to=end, tags=(*record.tags, "replaced"))
         closed = replace(closed, metadata={**dict(record.metadata), "replaced_on": end.date().isoformat()})
-        reason = f"replaced by a later statement on {', '.join(topics)} of {record.subject}"
         self.ledger.propose(Operation(OpKind.UPDATE, reason, closed, record.id, (record.id,)), at, speaker)

@@ -216,7 +216,7 @@ class _EpisodeRun:
 
     def _remember(self, said: str, kept: list[_Kept]) -> None:
         facts = [f for _, r, _ in kept for f in r.facts]
-        primary = _primary(facts)
+        primary = _primary(facts, kept[0][0].speaker.subject)
         lead = next((r for _, r, _ in kept if primary in r.facts), kept[0][1]) if primary else kept[0][1]
         st = next(s for s, r, _ in kept if r is lead)
         speaker = st.speaker.subject
@@ -238,8 +238,8 @@ class _EpisodeRun:
             entry = self.reconciler.plain(plain, st.at, speaker)
             if entry is not None:
                 produced.append(entry)
-        if produced and produced[0].draft is not None:
-            self.topical.replace(produced[0].draft, st.at, speaker)
+        if produced:
+            self.topical.replace(produced[0], st.at, speaker)
         for done_st, done, _ in kept:
             mention = done.mention
             finished = done.tense.past or accomplishment(done_st.text)
@@ -307,9 +307,10 @@ def _group_text(unit: Unit, members: list[Statement], requests: set[int]) -> str
     return " ".join(parts)
 
 
-def _primary(facts: list[Fact]) -> Fact | None:
-    """The fact a statement's memory carries: a single-valued state first, then any state or plan."""
+def _primary(facts: list[Fact], speaker: str) -> Fact | None:
+    """The fact a memory carries: one about the speaker first, single-valued first, states before plans."""
     ranked = sorted(
-        (f for f in facts if f.kind is not FactKind.END), key=lambda f: (not f.single, f.kind is FactKind.INTENT)
+        (f for f in facts if f.kind is not FactKind.END),
+        key=lambda f: (f.subject != speaker, not f.single, f.kind is FactKind.INTENT),
     )
     return ranked[0] if ranked else None
