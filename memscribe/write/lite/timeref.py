@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
+from memscribe.write.lite.cjk_time import resolve_cjk_times
 from memscribe.write.lite.lazy import LazyPattern, lazy
 from memscribe.write.lite.lexicon import MONTHS, WEEKDAYS
 from memscribe.write.lite.tense import Tense
@@ -252,6 +253,7 @@ _RULES: tuple[tuple[LazyPattern, _Handler], ...] = tuple(
 _DURATION = lazy(
     r"\bfor\s+(?:the\s+(?:next|coming)\s+|another\s+)?" + _NUM + r"\s+" + _UNIT + r"\b", re.IGNORECASE
 )
+_CJK = lazy(r"[\u3400-\u9fff]")
 _PERFECT = lazy(r"\b(?:have|has|had|'ve|'d)\s+(?:\w+\s+)?(?:been|lived|worked|known|had|used)\b", re.I)
 
 
@@ -272,7 +274,7 @@ def _find_refs(text: str, anchor: date, tense: Tense) -> list[TimeRef]:
 def _temporary_until(text: str, start: date, tense: Tense) -> date | None:
     """ "In Madrid for ten days": a present or future state with a length ends after it."""
     match = _DURATION.search(text)
-    if match is None or tense.past or _PERFECT.search(text):
+    if match is None or tense.past or _PERFECT.search(text) or re.search(r"'ve\b|\bsince\b", text):
         return None
     n, unit = _number(match.group("n")), match.group("u").lower().rstrip("s")
     if unit in ("day", "night"):
@@ -281,11 +283,15 @@ def _temporary_until(text: str, start: date, tense: Tense) -> date | None:
         return start + timedelta(weeks=n)
     if unit == "month":
         return _add_months(start, n) + timedelta(days=start.day - 1)
-    return date(start.year + n, start.month, min(start.day, 28))
+    return None  # "for 6 years" is how long something has lasted far more often than how long it will
 
 
 def resolve_times(text: str, anchor: datetime, tense: Tense) -> Timing:
     """Replace relative expressions in ``text`` with absolute ones resolved against ``anchor``."""
+    if _CJK.search(text):
+        resolved, cjk_day = resolve_cjk_times(text, anchor.date())
+        if cjk_day is not None:
+            return Timing(resolved, cjk_day, None, ())
     refs = _find_refs(text, anchor.date(), tense)
     out = text
     for ref in reversed(refs):
@@ -294,7 +300,5 @@ def resolve_times(text: str, anchor: datetime, tense: Tense) -> Timing:
     day = refs[0].day if refs else None
     start = day if day is not None and day > anchor.date() else anchor.date()
     until = _temporary_until(text, start, tense)
-    if until is not None:
-        out = f"{out.rstrip(' .!')} (until {format_day(until)})"
     until_at = datetime(until.year, until.month, until.day, tzinfo=UTC) if until else None
     return Timing(out, day, until_at, tuple(refs))
