@@ -26,14 +26,18 @@ _RECENT = 0.6  # among memories on the query's topic
 _RECENT_ANY = 0.08  # among all candidates: a tie goes to the newer statement
 _DATED = 1.5  # "When did ...?" prefers a memory that holds a date
 _TYPED = 1.4  # "How much ...?" a number, "Which company ...?" a name
-_SHAPE = {"hypothetical": 0.75, "temporary": 0.8, "ended": 0.85, "agent": 0.6, "fragment": 0.75, "other": 0.8}
+_SHAPE = {"hypothetical": 0.75, "temporary": 0.8, "ended": 0.85, "agent": 0.6, "fragment": 0.75, "other": 0.5}
 # Queries about a stay, a trip or a plan want the memories the shape penalty would push down.
 _ASKS_TEMPORARY = re.compile(
     r"\b(?:trip|travel\w*|visit\w*|staying|stay|this (?:quarter|month|week|summer)|right now|vacation|holiday"
     r"|business|plan\w*|going to|will|next)\b|出差|旅|计划|打算|Geschäftsreise|gerade|viaje|voyage",
     re.IGNORECASE,
 )
-_ASKS_ENDED = re.compile(r"\b(?:happened|still|used to|before|previous\w*|former\w*|ex)\b", re.IGNORECASE)
+_ASKS_ENDED = re.compile(
+    r"\b(?:happened|still|used to|before|previous\w*|former\w*|ex|die|died|pass(?:ed)? away|quit|stop(?:ped)?|left"
+    r"|leave|end(?:ed)?|give up|gave up)\b",
+    re.IGNORECASE,
+)
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _ASKS_WHEN = re.compile(
     r"^\s*(?:when|what (?:day|date|year|month|time)|which (?:day|date|year)|how long ago|cu[aá]ndo|quand|wann"

@@ -100,10 +100,14 @@ _RELATIVE = re.compile(
 
 
 def _owner_unless_relative(query: str, subjects: Sequence[str]) -> set[str]:
-    """A query that names no known subject and no relative is about the store's own user, when there is one."""
-    if _RELATIVE.search(query) or _USER not in subjects:
-        return set()
-    return {_USER}
+    """A query that names no known subject is about the store's own user, when there is one; one that names a
+    relative ("Where does Jess's sister live?") is about the subjects kept for that relative, if any."""
+    relative = _RELATIVE.search(query)
+    if relative is not None:
+        word = relative.group(0).lower()
+        suffixes = (f"'s {word}", f"'s {word}s", "'s someone")  # "she's all settled" may be the sister
+        return {s for s in subjects if s.endswith(suffixes)}
+    return {_USER} if _USER in subjects else set()
 
 
 def gather_hits(

@@ -13,7 +13,7 @@ from memscribe.read.topics import has_cjk
 from memscribe.write.lite.lazy import lazy
 from memscribe.write.lite.memorable import asks, drop_reason
 
-__all__ = ["language_of", "statement_drop_reason"]
+__all__ = ["language_of", "someone_else", "statement_drop_reason"]
 
 _FUNCTION_WORDS = {
     "es": "el la los las que de y en un una es por con para mi estoy vivo tengo pero muy ya se",
@@ -77,3 +77,27 @@ def statement_drop_reason(text: str) -> str | None:
     if reason == "not about anyone" or (reason == "too little content" and _VALUE.search(text)):
         return None
     return reason
+
+
+_RELATIVE_LEAD = lazy(
+    r"^(?:(?:my|our)\s+)?(?:(?:older|younger|little|big|best|ex|step)[- ]?)*(?P<rel>mum|mom|mother|dad|father|sister"
+    r"|brother|husband|wife|partner|boyfriend|girlfriend|fianc[eé]e?|son|daughter|friend|roommate|roomate|flatmate"
+    r"|boss|manager|coworker|co-worker|colleague|cousin|aunt|uncle|grandma|grandpa|neighbou?r|parents|kid)\b"
+    r"|^(?P<pro>she|he|they)(?:'s|'re|\s)",
+    re.IGNORECASE,
+)
+_CJK_RELATIVE_LEAD = lazy(
+    r"^(?:我的?)?(?P<rel>妹妹|姐姐|哥哥|弟弟|妈妈|爸爸|老公|老婆|女儿|儿子|男朋友|女朋友|朋友|同事|父母|母亲|父亲|表哥|表姐)"
+)
+_SELF_TOO = lazy(r"\b(?:I|I'm|I've|me|we|we're)\b|我(?!的)")
+
+
+def someone_else(text: str) -> str | None:
+    """Who a statement is about when it opens with another person ("mum was just diagnosed …", "she's all
+    settled", "妹妹毕业啦"): a relation word, "someone" for a pronoun; None when it is the speaker's own."""
+    head = re.split(r"[,，;:—]|\band\b|\bbut\b", text.strip(), maxsplit=1)[0]
+    match = _CJK_RELATIVE_LEAD.match(head) if has_cjk(head) else _RELATIVE_LEAD.match(head)
+    if match is None or _SELF_TOO.search(head[match.end() :] if not has_cjk(head) else head[match.end() :]):
+        return None
+    rel = match.groupdict().get("rel")
+    return rel.lower() if rel else "someone"

@@ -14,6 +14,7 @@ name or content word with it ("Clover was put to sleep" closes "we adopted Clove
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from datetime import datetime
 
@@ -26,6 +27,10 @@ from memscribe.write.lite.revise import draft_from_record
 
 __all__ = ["TopicReplacer", "statement_tags"]
 
+_SWITCH = re.compile(
+    r"\b(?:switched|switching|instead|now|replaced|moved to|started|joined|took up|new|for a|to a)\b|换成|改成|现在",
+    re.IGNORECASE,
+)
 _NEVER_REPLACES = frozenset({"hypothetical", "temporary", "recommendation"})
 _CANDIDATES = 12
 
@@ -37,7 +42,7 @@ def statement_tags(text: str) -> tuple[str, ...]:
         tags.append("hypothetical")
     if temporary(text):
         tags.append("temporary")
-    if ends(text):
+    if ends(text) and not _SWITCH.search(text):  # "gave up on portuguese and switched to italian" goes on
         tags.append("ended")
     return tuple(tags)
 

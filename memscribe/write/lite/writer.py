@@ -17,7 +17,7 @@ from memscribe.core.clock import Clock
 from memscribe.core.records import Episode, Layer, MemoryDraft, Operation, Owner, Usage
 from memscribe.read.topics import has_cjk, topics_of
 from memscribe.write.lite.cues import hypothetical
-from memscribe.write.lite.language import statement_drop_reason
+from memscribe.write.lite.language import someone_else, statement_drop_reason
 from memscribe.write.lite.lazy import lazy
 from memscribe.write.lite.ledger import Ledger
 from memscribe.write.lite.memorable import question_head, strip_preamble
@@ -220,6 +220,12 @@ class _EpisodeRun:
         lead = next((r for _, r, _ in kept if primary in r.facts), kept[0][1]) if primary else kept[0][1]
         st = next(s for s, r, _ in kept if r is lead)
         speaker = st.speaker.subject
+        other = someone_else(st.text) if lead.subject == speaker else None
+        if other is not None:  # "mum was just diagnosed with diabetes" is not the speaker's diagnosis
+            subject = f"{speaker}'s {other}"
+            facts = [replace(f, subject=subject) if f.subject == speaker else f for f in facts]
+            primary = _primary(facts, speaker)
+            lead = replace(lead, subject=subject)
         memory = resolve_times(said, st.at, lead.tense).text
         if _RECURRING.search(memory):  # "my birthday is on March 3rd": a day of every year, not an event
             memory = _YEAR_AFTER_MONTH.sub(r"\1", memory)
