@@ -26,7 +26,7 @@ _RECENT = 0.6  # among memories on the query's topic
 _RECENT_ANY = 0.08  # among all candidates: a tie goes to the newer statement
 _DATED = 1.5  # "When did ...?" prefers a memory that holds a date
 _TYPED = 1.4  # "How much ...?" a number, "Which company ...?" a name
-_SHAPE = {"hypothetical": 0.75, "temporary": 0.8, "ended": 0.85, "agent": 0.6, "fragment": 0.75, "other": 0.5}
+_SHAPE = {"hypothetical": 0.55, "temporary": 0.55, "ended": 0.7, "agent": 0.6, "fragment": 0.75, "other": 0.5}
 # Queries about a stay, a trip or a plan want the memories the shape penalty would push down.
 _ASKS_TEMPORARY = re.compile(
     r"\b(?:trip|travel\w*|visit\w*|staying|stay|this (?:quarter|month|week|summer)|right now|vacation|holiday"

@@ -21,7 +21,7 @@ _CUES: dict[str, tuple[str, str]] = {
         colleague* coworker* co-worker* boss manager intern internship employed unemployed clients client
         workplace notice meetings""",
         "公司 工作 上班 入职 离职 辞职 跳槽 同事 老板 报到 offer 单位 trabajo trabajar trabajo empresa"
-        " curro travail travaille bosse boulot entreprise poste démission arbeite arbeitet Arbeit Firma Job"
+        " curro travail travaille bosse boulot entreprise poste démission* arbeite arbeitet Arbeit Firma Job"
         " Stelle arbeiten trabalho trabalha empresa emprego",
     ),
     "role": (
