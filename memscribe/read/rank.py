@@ -55,7 +55,7 @@ _ASKS_NAME = re.compile(
     re.IGNORECASE,
 )
 _NUMBER = re.compile(r"\d")
-_PROPER = re.compile(r"(?<![.!?]\s)(?<!^)\b(?-i:[A-Z][a-z]+|[A-Z]{2,}[a-z]*)\b")
+_PROPER = re.compile(r"(?<![.!?]\s)(?<!^)\b(?-i:[A-Z][a-z]+|[A-Z]{2,5})\b")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _HAS_DATE = re.compile(
     r"\b(?:\d{1,2} (?:January|February|March|April|May|June|July|August|September|October|November|December)"

@@ -60,7 +60,7 @@ def statement_drop_reason(text: str) -> str | None:
     if language == "zh":
         if _CJK_QUESTION.search(text):
             head, sep, _ = re.sub(r"[？?]\s*$", "", text).rpartition("，")
-            if not sep or _CJK_QUESTION.search(head + "？") or len(_CJK_CHAR.findall(head)) < 6:
+            if not sep or len(_CJK_CHAR.findall(head)) < 6:
                 return "question"  # "我现在是高级工程师，PPT要讲哪些内容？" keeps its head
             text = head
         return "too little content" if len(_CJK_CHAR.findall(text)) < 4 else None

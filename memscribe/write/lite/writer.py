@@ -154,11 +154,16 @@ class _EpisodeRun:
                 reading = self._read(st, text, refs)
                 facts = [resolve_fact(f, self.ledger) for f in reading.facts]
                 readings.append((st, replace(reading, facts=facts), reason))
-        kept = [r for r in readings if r[0].sentence not in requests and (r[2] is None or r[1].facts)]
-        if not kept:
-            return
-        wishes = [r for r in kept if hypothetical(r[0].text)]
-        facts_said = [r for r in kept if r not in wishes]
+        readings = [r for r in readings if r[0].sentence not in requests]
+        if not any(r[2] is None or r[1].facts for r in readings):
+            return  # nothing but fragments: "lol", "ok so"
+        # Fragments stay with the statements around them ("¡Adoptamos una gatita! Se llama Nala").
+        wishes = [r for r in readings if hypothetical(r[0].text)]
+        facts_said = [r for r in readings if r not in wishes]
+        if not any(r[2] is None or r[1].facts for r in facts_said):
+            facts_said, wishes = [], readings
+        elif not any(r[2] is None or r[1].facts for r in wishes):
+            facts_said, wishes = readings, []
         for group in (facts_said, wishes):
             if group:
                 self._remember(_group_text(unit, [r[0] for r in group], requests), group)
