@@ -32,7 +32,7 @@ _ABOUT_MEMORY = lazy(
     r"|不想留在|记录里|guardada|enregistr",
     re.IGNORECASE,
 )
-_VALUE = lazy(r"\d|(?<!^)\b(?-i:[A-Z][a-z]{2,})")
+_VALUE = lazy(r"\d|\b(?-i:[A-Z]{2,})\b|(?<!^)\b(?-i:[A-Z][a-z]{2,})")
 
 
 def language_of(text: str) -> str:

@@ -181,7 +181,7 @@ def group_units(statements: list[Statement]) -> list[Unit]:
     for group in sentences:
         prev = units[-1] if units else None
         same_message = prev is not None and prev[0].message_index == group[0].message_index
-        lone_short = prev is not None and len({s.sentence for s in prev}) == 1 and _short(prev[-1].whole)
+        lone_short = prev is not None and all(_short(s.whole) for s in prev)
         if same_message and prev is not None and (_short(group[0].whole) or lone_short):
             prev.extend(group)
         else:
