@@ -92,7 +92,7 @@ _CUES: dict[str, tuple[str, str]] = {
     ),
     "habit": (
         """smoke smoking smoker cigarette cigarettes vape vaping drink drinking coffee tea matcha espresso
-        alcohol sober quit caffeine routine morning""",
+        alcohol sober quit caffeine routine morning app apps streak meditating""",
         "抽烟 戒烟 喝酒 咖啡 茶 fumar café fumer Kaffee rauchen",
     ),
     "favourite": ("""favourite favorite fave fav""", "最喜欢 favorito favorita préféré préférée Lieblings"),

@@ -234,7 +234,8 @@ class _EpisodeRun:
         memory = resolve_times(said, st.at, lead.tense).text
         if _RECURRING.search(memory):  # "my birthday is on March 3rd": a day of every year, not an event
             memory = _YEAR_AFTER_MONTH.sub(r"\1", memory)
-        reading = replace(lead, text=memory, facts=facts)
+        current = without_old_value(memory)
+        reading = replace(lead, text=current, facts=facts)
         indices = tuple(sorted({s.message_index for s, _, _ in kept}))
         produced = []
         for fact in facts:
@@ -244,6 +245,8 @@ class _EpisodeRun:
                 if entry is not None:
                     produced.append(entry)
         plain = replace(self._draft(reading, st, None), message_indices=indices)
+        if current != memory:  # the words as said stay with the memory; the text holds the current value
+            plain = replace(plain, metadata={**plain.metadata, "said": memory})
         if not any(e.draft is not None and e.draft.text == plain.text for e in produced):
             # Lossless: the statement is kept in its own words even when its fact was already known.
             entry = self.reconciler.plain(plain, st.at, speaker)
@@ -300,6 +303,19 @@ class _EpisodeRun:
             valid_from=st.at,
         )
         self.reconciler.plain(draft, st.at, st.speaker.subject)
+
+
+_FROM_TO = lazy(
+    r"\b(?P<verb>switched|switching|moved|moving|went|changed|upgraded|transferred|relocated|bumped|jumped|swapped"
+    r"|traded|downgraded|going)(?P<up> up| back)? from (?P<old>[^,.;!?]{1,40}?) (?=to\b)",
+    re.IGNORECASE,
+)
+
+
+def without_old_value(text: str) -> str:
+    """ "switched from headspace to the Waking Up app" → "switched to the Waking Up app": the value that stopped
+    holding is left out of the current memory (the words as said are kept beside it)."""
+    return _FROM_TO.sub(lambda m: f"{m.group('verb')}{m.group('up') or ''} ", text)
 
 
 def _group_text(unit: Unit, members: list[Statement], requests: set[int]) -> str:
