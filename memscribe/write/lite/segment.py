@@ -169,6 +169,9 @@ def _short(text: str) -> bool:
     return cjk < 8 if cjk else len(text.split()) < 6
 
 
+WHOLE_MESSAGE_WORDS = 30
+
+
 def group_units(statements: list[Statement]) -> list[Unit]:
     """Sentences of one message as units: a short sentence joins the one before it (or after, if first)."""
     sentences: list[list[Statement]] = []
@@ -177,9 +180,16 @@ def group_units(statements: list[Statement]) -> list[Unit]:
             sentences[-1].append(st)
         else:
             sentences.append([st])
+    words: dict[int, int] = {}
+    for group in sentences:
+        words[group[0].message_index] = words.get(group[0].message_index, 0) + len(group[0].whole.split())
     units: list[list[Statement]] = []
     for group in sentences:
         prev = units[-1] if units else None
+        if prev is not None and prev[0].message_index == group[0].message_index:
+            if words[group[0].message_index] <= WHOLE_MESSAGE_WORDS:
+                prev.extend(group)  # a short message is one thought: kept whole
+                continue
         same_message = prev is not None and prev[0].message_index == group[0].message_index
         lone_short = prev is not None and all(_short(s.whole) for s in prev)
         if same_message and prev is not None and (_short(group[0].whole) or lone_short):
