@@ -18,6 +18,7 @@ from memscribe.core.records import MemoryRecord
 from memscribe.core.text import keyword_terms
 from memscribe.providers.ports import Embedder
 from memscribe.read.fuse import fuse_rrf
+from memscribe.read.rank import rerank_hits
 from memscribe.stores.ports import Partition, RecordFilter, Store
 
 __all__ = ["Hit", "about_subjects", "gather_hits", "inflected"]
@@ -89,6 +90,26 @@ def about_subjects(query: str, subjects: Sequence[str]) -> set[str]:
     return {_USER} if _FIRST_PERSON.search(query) else set()
 
 
+_RELATIVE = re.compile(
+    r"\b(?:sister|brother|mom|mother|mum|dad|father|parents?|husband|wife|partner|boyfriend|girlfriend|son"
+    r"|daughter|kids?|children|friend|roommate|boss|manager|colleague|coworker|aunt|uncle|cousin|grandma"
+    r"|grandpa|fianc\w*|neighbou?r)\b|妹妹|姐姐|哥哥|弟弟|老公|老婆|妈妈|爸爸|父亲|母亲|女儿|儿子|丈夫|妻子"
+    r"|男朋友|女朋友|朋友|同事",
+    re.IGNORECASE,
+)
+
+
+def _owner_unless_relative(query: str, subjects: Sequence[str]) -> set[str]:
+    """A query that names no known subject is about the store's own user, when there is one; one that names a
+    relative ("Where does Jess's sister live?") is about the subjects kept for that relative, if any."""
+    relative = _RELATIVE.search(query)
+    if relative is not None:
+        word = relative.group(0).lower()
+        suffixes = (f"'s {word}", f"'s {word}s", "'s someone")  # "she's all settled" may be the sister
+        return {s for s in subjects if s.endswith(suffixes)}
+    return {_USER} if _USER in subjects else set()
+
+
 def gather_hits(
     store: Store,
     embedder: Embedder,
@@ -108,8 +129,11 @@ def gather_hits(
     pool = fuse_rrf([by_vector, by_keyword])[: max(limit * 2, 10)]
     records = {r.version_id: r for r in store.by_version_ids(partition, [vid for vid, _ in pool])}
     ordered = [records[vid] for vid, _ in pool if vid in records]
-    about = about_subjects(query, [r.subject.lower() for r in ordered])
+    subjects = [r.subject.lower() for r in ordered]
+    about = about_subjects(query, subjects)
     by_subject = [(r.version_id, 1.0) for r in ordered if r.subject.lower() in about]
-    fused = fuse_rrf([by_vector, by_keyword, by_subject])[:limit] if by_subject else pool[:limit]
+    fused = fuse_rrf([by_vector, by_keyword, by_subject]) if by_subject else pool
     vscore, kscore = dict(by_vector), dict(by_keyword)
+    owner = about or _owner_unless_relative(query, subjects)
+    fused = rerank_hits(query, fused, records, owner, vscore, kscore)[:limit]
     return [Hit(records[vid], score, vscore.get(vid), kscore.get(vid)) for vid, score in fused if vid in records]

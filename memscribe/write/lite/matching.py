@@ -78,4 +78,4 @@ def topic_matches(topic: str, text: str, ignore: frozenset[str] = frozenset()) -
         return False
     have = content_tokens(text, ignore)
     hits = len(wanted & have)
-    return hits == len(wanted) or (len(wanted) >= 3 and hits / len(wanted) >= 0.6)
+    return hits == len(wanted) or (hits >= 1 and hits / len(wanted) >= 0.5)

@@ -13,7 +13,7 @@ from memscribe.core.text import STOPWORDS
 from memscribe.write.lite.lazy import lazy
 from memscribe.write.lite.lexicon import NOT_NAMES, words
 
-__all__ = ["drop_reason", "strip_preamble"]
+__all__ = ["asks", "drop_reason", "question_head", "strip_preamble"]
 
 _PREAMBLE = lazy(
     r"^(?:(?:hi|hey|hello|yo|hiya|howdy|good (?:morning|afternoon|evening))(?:\s+(?-i:[A-Z][a-z]+))?"
@@ -140,3 +140,8 @@ def drop_reason(text: str) -> str | None:
     if not _FIRST_PERSON.search(bare) and not _names_someone(bare):
         return "not about anyone"
     return None
+
+
+def asks(text: str) -> bool:
+    """Whether ``text`` opens as a question ("what", "can you", "should I"), whatever its last mark."""
+    return _QUESTION_START.match(text.strip()) is not None

@@ -9,11 +9,20 @@ from dataclasses import dataclass
 
 from memscribe.write.lite.lazy import lazy
 
-__all__ = ["Correction", "forget_attributes", "parse_correction", "parse_forget", "value_shape"]
+__all__ = [
+    "Correction",
+    "forget_attributes",
+    "parse_cjk_correction",
+    "parse_correction",
+    "parse_forget",
+    "value_shape",
+]
 
 _MARKER = (
-    r"(?:(?:sorry|oops|whoops|wait|no|nope|actually|correction|my bad|my mistake|i misspoke|to be clear"
-    r"|let me correct (?:that|myself)|scratch that|typo)[\s,:;.!-]+)+"
+    r"(?:(?:sorry|oops|whoops|wait|no|nope|actually|correction|my bad|my mistake|i misspoke|to be clear|ugh"
+    r"|let me correct (?:that|myself)|scratch that|typo|i misread(?: \w+){0,3}|i was wrong|i got (?:it|that)"
+    r" wrong|i mixed (?:it|them|those) up|i made a mistake|oups|je me suis tromp\w*|perdón|me equivoqué"
+    r"|desculpa|enganei-me|me enganei|entschuldigung|ich habe mich geirrt)[\s,:;.!-]+)+"
 )
 _LEAD = (
     r"(?:i meant|i mean|it'?s|it is|it was|that'?s|that is|that was|that should be|should be|make that"
@@ -22,8 +31,10 @@ _LEAD = (
 _CORRECTIONS = tuple(
     lazy(p, re.IGNORECASE)
     for p in (
-        "^" + _MARKER + _LEAD + r"(?P<new>[^,]+?),?\s+not\s+(?P<old>[^,.!]+?)[.!]*$",
+        "^" + _MARKER + _LEAD + r"(?P<new>(?:[^,]|,(?=\d))+?),?\s+not\s+(?P<old>(?:[^,.!]|[,.](?=\d))+?)[.!]*"
+        r"(?:[,;]\s+.*)?$",
         "^" + _MARKER + r"not\s+(?P<old>[^,]+),\s*(?:but\s+|it'?s\s+|it is\s+)?(?P<new>.+?)[.!]*$",
+        "^" + _MARKER + r"(?:c'est|c'était|es|era|é|era|ist|war)\s+(?:le\s+|el\s+|o\s+|der\s+)?(?P<new>[^,.!]+?)\s*[.!]*$",
         "^"
         + _MARKER
         + r"(?:i meant|i mean|make that|that should be|it should be|it'?s actually|it was actually)"
@@ -32,11 +43,14 @@ _CORRECTIONS = tuple(
         r"^i meant\s+(?P<new>.+?)[.!]*$",
     )
 )
-_OPENER = r"^(?:(?:actually|oh|also|and|so|wait|no|ok|okay|oops|hmm|sorry|on second thought)[\s,!.]+)*"
+_OPENER = (
+    r"^(?:(?:actually|oh|also|and|so|wait|no|ok|okay|oops|hmm|sorry|on second thought|hey|hi|um|pls|please|just"
+    r"|for privacy reasons|btw)[\s,!.]+)*"
+)
 _FORGETS = tuple(
     lazy(_OPENER + p.removeprefix("^"), re.IGNORECASE)
     for p in (
-        r"^(?:(?:please|pls|can you|could you|would you|i want you to|i need you to|i would like you to"
+        r"^(?:(?:please|pls|just|can you|could you|would you|i want you to|i need you to|i would like you to"
         r"|i'd like you to)\s+)*(?:forget|delete|erase|remove|discard|wipe|purge)\s+(?:about\s+|that\s+"
         r"|what i (?:said|told you) about\s+|everything (?:about|regarding)\s+"
         r"|the (?:fact|info|information|memory|note) (?:that|about)"
@@ -48,8 +62,13 @@ _FORGETS = tuple(
         r"(?:remember|know|keep|store|save)\s+(?:that\s+|about\s+)?(?P<topic>.+?)[.!?]*$",
         r"^(?:no need to remember|you don'?t need to remember|you can forget)\s+(?:that\s+|about\s+)?"
         r"(?P<topic>.+?)[.!?]*$",
+        r"^(?:esquece|esqueça|apaga|olvida|borra|oublie|efface|supprime|vergiss|lösch\w*)\s+(?P<topic>.+?)"
+        r"(?:,\s*(?:por favor|s'il te plaît|bitte))?[.!?]*$",
     )
 )
+# A forget topic ends where the reason for it begins ("forget about him, I don't want his name coming up").
+_TOPIC_END = re.compile(r",\s+|\s+[—–-]\s+|;|[.?!]\s|\s+(?:because|since|as|so that|so)\s+", re.IGNORECASE)
+_CJK_FORGET = re.compile(r"把(?P<topic>[^，。！？]{1,20}?)(?:删掉|删除|删了|忘掉|忘了|清除)|(?:别记|不要记|忘掉|删掉)(?P<topic2>[^，。！？]{1,20})")
 # "I'm not a fan of sushi" is a negation, not "I'm" corrected from "a fan of sushi".
 _DANGLING = lazy(
     r"\b(?:am|is|are|was|were|do|does|did|have|has|had|can|could|will|would|should|i'm|it's|that's|i)$", re.I
@@ -76,6 +95,26 @@ _TOPIC_ATTRIBUTES = (
 _TOPIC_RES = tuple((lazy(p, re.IGNORECASE), attrs) for p, attrs in _TOPIC_ATTRIBUTES)
 
 
+_MONTH_WORDS = (
+    r"(?:January|February|March|April|May|June|July|August|September|October|November|December|janvier|février"
+    r"|mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|décembre|enero|febrero|marzo|abril|mayo"
+    r"|junio|julio|agosto|septiembre|octubre|noviembre|diciembre|Januar|Februar|März|Juni|Juli|Oktober"
+    r"|Dezember|janeiro|fevereiro|março|maio|junho|julho|setembro|outubro|novembro|dezembro)"
+)
+_DAY_MONTH = r"\d{1,2}(?:st|nd|rd|th)? (?:of )?" + _MONTH_WORDS + r"(?: \d{4})?|" + _MONTH_WORDS + r" \d{1,2}(?:st|nd|rd|th)?"
+_CJK_DATE = r"\d{1,2}月\d{1,2}[号日]?"
+_CJK_MARKER = re.compile(r"不对|记错|说错|搞错|写错|弄错|更正|纠正")
+
+
+def parse_cjk_correction(text: str) -> Correction | None:
+    """ "啊不对，我记错了，是5月8号！": the date or number said after a correction marker."""
+    if not _CJK_MARKER.search(text):
+        return None
+    tail = text[_CJK_MARKER.search(text).end() :]  # type: ignore[union-attr]
+    found = re.search(_CJK_DATE, tail) or re.search(r"\d+(?:[.,]\d+)?", tail)
+    return Correction(found.group(0), None) if found else None
+
+
 @dataclass(frozen=True)
 class Correction:
     """A correction: what the speaker meant, and what they said before if they repeated it."""
@@ -93,16 +132,35 @@ def parse_correction(text: str) -> Correction | None:
             new = groups["new"].strip(" ,.!\"'")
             old = (groups.get("old") or "").strip(" ,.!\"'") or None
             if new and len(new.split()) <= 12 and not _DANGLING.search(new):
-                return Correction(new, old)
+                return _narrow(new, old)
     return None
+
+
+_VALUE = (_DAY_MONTH, _CJK_DATE, r"\d+(?:[.,]\d+)*")
+
+
+def _narrow(new: str, old: str | None) -> Correction:
+    """ "the flight is on 13 March 2024, not on 3 March 2024": the values, not the phrases, are swapped."""
+    if old is None or len(new.split()) <= len(old.split()):
+        return Correction(new, old)
+    for shape in _VALUE:
+        was = re.search(shape, old, re.IGNORECASE)
+        now = list(re.finditer(shape, new, re.IGNORECASE))
+        if was and now:
+            return Correction(now[-1].group(0), was.group(0))
+    return Correction(new, old)
 
 
 def parse_forget(text: str) -> str | None:
     """The topic a forget request names ("my phone number"), or None when ``text`` is not one."""
     text = text.strip()
+    if (cjk := _CJK_FORGET.search(text)) is not None:
+        return (cjk.group("topic") or cjk.group("topic2")).strip()
     for pattern in _FORGETS:
         if match := pattern.match(text):
-            topic = match.group("topic").strip(" ,.!?\"'")
+            topic = _TOPIC_END.split(match.group("topic"), maxsplit=1)[0].strip(" ,.!?\"'")
+            topic = re.sub(r"^(?:everything|anything|all)\s+(?:(?:i|that i)\s+(?:told|said to|gave)\s+you\s+)?"
+                           r"(?:about|regarding|on)\s+", "", topic, flags=re.IGNORECASE)  # fmt: skip
             if topic and topic.lower() not in _IDIOMS:
                 return topic
     return None
@@ -121,6 +179,10 @@ def value_shape(value: str) -> re.Pattern[str] | None:
     """A pattern for tokens shaped like ``value`` (a year, a number, a capitalised name), to find what a
     bare "I meant 2017" replaces."""
     value = value.strip()
+    if re.fullmatch(_DAY_MONTH, value, re.IGNORECASE):
+        return re.compile(_DAY_MONTH, re.IGNORECASE)
+    if re.fullmatch(_CJK_DATE, value):
+        return re.compile(_CJK_DATE)
     if re.fullmatch(r"(?:19|20)\d{2}", value):
         return re.compile(r"\b(?:19|20)\d{2}\b")
     if re.fullmatch(r"\d+(?:[.,]\d+)?", value):

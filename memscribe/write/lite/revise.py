@@ -12,6 +12,7 @@ from dataclasses import replace
 from datetime import datetime
 
 from memscribe.core.records import MemoryDraft, MemoryRecord, Operation, OpKind, Owner
+from memscribe.read.topics import topics_of
 from memscribe.write.lite.ledger import Ledger, Pending
 from memscribe.write.lite.matching import topic_matches
 from memscribe.write.lite.reconcile import Reconciler, same_value
@@ -20,6 +21,8 @@ from memscribe.write.lite.slots import Fact
 
 __all__ = ["Reviser", "draft_from_record"]
 
+# Topics narrow enough that a forget request naming one covers every memory on it.
+_NARROW_TOPICS = frozenset({"phone", "address", "money", "health", "birthday"})
 _THAT = frozenset(
     {"that", "this", "what i said", "what i just said", "that last part", "the last thing", "those"}
 )
@@ -76,17 +79,27 @@ class Reviser:
                 if slot not in values or same_value(record.value, values[slot]):
                     targets.setdefault(record.id, record)
         allowed = (speaker, f"{speaker}'s")
-        for record in self.ledger.stored_similar(topic, None, limit=16):
+        kinds = topics_of(topic) & _NARROW_TOPICS  # "my phone number" also names a number said in passing
+
+        names = {m.group(0).lower() for m in re.finditer(r"(?<!^)\b[A-Z][a-z]{2,}\b", topic)}
+        about_topics = topics_of(topic)
+
+        def named(text: str) -> bool:
+            """The topic's words, a narrow topic it names, or a person it names on its topic ("which school
+            Theo goes to" covers "Theo started 1st grade at Maplewood", not "Theo wants to be a triceratops")."""
+            if topic_matches(topic, text) or kinds & topics_of(text):
+                return True
+            lowered = set(re.findall(r"[\w'-]+", text.lower()))
+            return bool(names & lowered) and bool(about_topics & topics_of(text))
+
+        pool = self.ledger.stored_similar(topic, None, limit=16) + self.ledger.stored_subject(speaker)
+        for record in pool:
             about = record.subject.lower()
-            if (about.startswith(allowed) or about in topic.lower()) and topic_matches(topic, record.text):
+            if (about.startswith(allowed) or about in topic.lower()) and named(record.text):
                 targets.setdefault(record.id, record)
         for entry in self.ledger.pending():
             draft = entry.draft
-            if (
-                entry.speaker == speaker
-                and draft
-                and (draft.slot in slots or topic_matches(topic, draft.text))
-            ):
+            if entry.speaker == speaker and draft and (draft.slot in slots or named(draft.text)):
                 entry.alive = False
         examined = tuple(targets)
         for record in targets.values():
@@ -143,7 +156,7 @@ class Reviser:
             if entry.speaker == speaker and entry.draft and (old := holds(entry.draft.text)):
                 return entry, old
         records = self.ledger.stored_subject(speaker) + self.ledger.stored_similar(
-            correction.old or "", Owner.USER
+            correction.old or correction.new, Owner.USER
         )
         for record in records:
             if record.subject.lower() == speaker and (old := holds(record.text)):

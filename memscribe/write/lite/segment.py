@@ -17,13 +17,16 @@ from memscribe.core.records import Episode, Message, Owner
 from memscribe.write.lite.lazy import lazy
 from memscribe.write.lite.lexicon import words
 
-__all__ = ["Speaker", "Statement", "segment_episode", "split_sentences"]
+__all__ = ["Speaker", "Statement", "Unit", "group_units", "segment_episode", "split_sentences"]
 
 _ABBREVIATIONS = words(
     """dr mr mrs ms st jr sr prof vs etc e.g i.e inc ltd co jan feb mar apr jun jul aug sep sept oct nov
     dec u.s u.k a.m p.m no mt ft approx dept est"""
 )
-_BOUNDARY = lazy(r"(?:[.!?]+[\"')\]]*|\u2026)\s+|\n+\s*(?:[-*•]\s+|\d+[.)]\s+)?|\s+[-*•]\s+(?=\S)")
+_BOUNDARY = lazy(
+    r"(?:[.!?]+[\"')\]]*|\u2026)\s+|[\u3002\uff01\uff1f\uff1b]+[\u201d\u300d)]*\s*|\n+\s*(?:[-*•]\s+|\d+[.)]\s+)?"
+    r"|\s+[-*•]\s+(?=\S)"
+)
 _CLAUSE = lazy(
     r"\s*[,;]?\s+(?:and|but|so|plus)\s+(?=(?:i|i'm|i've|i'd|i'll|we|we're|we've|my|he|she|he's|she's)\b)"
     r"|\s*;\s+",
@@ -55,6 +58,24 @@ class Statement:
     message_index: int
     at: datetime
     position: int
+    sentence: int = 0  # statements of one sentence share it: a memory keeps the whole sentence
+    whole: str = ""  # the sentence the statement was split from
+
+
+@dataclass(frozen=True)
+class Unit:
+    """What one memory keeps: a sentence, with the short sentences around it, and its statements."""
+
+    statements: tuple[Statement, ...]
+
+    @property
+    def first(self) -> Statement:
+        return self.statements[0]
+
+    def text(self, leave_out: frozenset[int] = frozenset()) -> str:
+        """The unit's sentences as written, without those numbered in ``leave_out``."""
+        wholes = dict.fromkeys((s.sentence, s.whole or s.text) for s in self.statements if s.sentence not in leave_out)
+        return " ".join(text for _, text in wholes)
 
 
 def canonical_name(name: str) -> str:
@@ -133,7 +154,46 @@ def segment_episode(episode: Episode) -> Iterator[Statement]:
         if speaker is None or not message.content.strip():
             continue
         at = ensure_utc(message.timestamp or episode.timestamp)
-        for sentence in split_sentences(normalise_chat(message.content)):
+        for number, sentence in enumerate(split_sentences(normalise_chat(message.content))):
             for clause in split_clauses(sentence):
-                yield Statement(clause, speaker, index, at, position)
+                yield Statement(clause, speaker, index, at, position, number, sentence)
                 position += 1
+
+
+_CJK = lazy(r"[\u3400-\u9fff]")
+
+
+def _short(text: str) -> bool:
+    """A fragment that means little alone ("SDE at Amazon.", "Monzo, data team.")."""
+    cjk = len(_CJK.findall(text))
+    return cjk < 8 if cjk else len(text.split()) < 6
+
+
+WHOLE_MESSAGE_WORDS = 30
+
+
+def group_units(statements: list[Statement]) -> list[Unit]:
+    """Sentences of one message as units: a short sentence joins the one before it (or after, if first)."""
+    sentences: list[list[Statement]] = []
+    for st in statements:
+        if sentences and sentences[-1][0].sentence == st.sentence and sentences[-1][0].message_index == st.message_index:
+            sentences[-1].append(st)
+        else:
+            sentences.append([st])
+    words: dict[int, int] = {}
+    for group in sentences:
+        words[group[0].message_index] = words.get(group[0].message_index, 0) + len(group[0].whole.split())
+    units: list[list[Statement]] = []
+    for group in sentences:
+        prev = units[-1] if units else None
+        if prev is not None and prev[0].message_index == group[0].message_index:
+            if words[group[0].message_index] <= WHOLE_MESSAGE_WORDS:
+                prev.extend(group)  # a short message is one thought: kept whole
+                continue
+        same_message = prev is not None and prev[0].message_index == group[0].message_index
+        lone_short = prev is not None and all(_short(s.whole) for s in prev)
+        if same_message and prev is not None and (_short(group[0].whole) or lone_short):
+            prev.extend(group)
+        else:
+            units.append(list(group))
+    return [Unit(tuple(u)) for u in units]

@@ -1,7 +1,7 @@
 """Relative time expressions resolved against the moment a statement was made.
 
 Rules, not a date library: they are deterministic, fast, and only claim the precision the speaker gave
-("last week" stays a week, "two weeks ago" stays approximate). Resolved phrases replace the relative ones in
+("last week" stays a week, "two weeks ago" becomes "around <the date>"). Resolved phrases replace the relative ones in
 the memory text so the memory keeps its meaning months later.
 """
 
@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
+from memscribe.write.lite.cjk_time import resolve_cjk_times
 from memscribe.write.lite.lazy import LazyPattern, lazy
 from memscribe.write.lite.lexicon import MONTHS, WEEKDAYS
 from memscribe.write.lite.tense import Tense
@@ -91,7 +92,7 @@ def _ago(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
         phrase = f"on {format_day(day)}"
     elif unit == "week":
         day = anchor - timedelta(weeks=n)
-        phrase = f"{m.group('n')} {m.group('u')} before {format_day(anchor)}"
+        phrase = f"around {format_day(day)}"
     elif unit == "month":
         day = _add_months(anchor, -n)
         phrase = f"in {_month_name(day.month)} {day.year}"
@@ -99,7 +100,7 @@ def _ago(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
         day = date(anchor.year - n, 1, 1)
         phrase = f"in {day.year}"
     if vague:
-        phrase = f"{m.group('n')} {m.group('u')} before {format_day(anchor)}"
+        phrase = f"around {format_day(day)}" if unit in ("day", "night", "week") else f"around {phrase[3:]}"
     return TimeRef(m.start(), m.end(), phrase, day)
 
 
@@ -110,7 +111,7 @@ def _in_n(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
         phrase = f"on {format_day(day)}"
     elif unit == "week":
         day = anchor + timedelta(weeks=n)
-        phrase = f"{m.group('n')} {m.group('u')} after {format_day(anchor)}"
+        phrase = f"around {format_day(day)}"
     elif unit == "month":
         day = _add_months(anchor, n)
         phrase = f"in {_month_name(day.month)} {day.year}"
@@ -118,7 +119,7 @@ def _in_n(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
         day = date(anchor.year + n, 1, 1)
         phrase = f"in {day.year}"
     if m.group("n").lower() in _VAGUE:
-        phrase = f"{m.group('n')} {m.group('u')} after {format_day(anchor)}"
+        phrase = f"around {format_day(day)}" if unit in ("day", "night", "week") else f"around {phrase[3:]}"
     return TimeRef(m.start(), m.end(), phrase, day)
 
 
@@ -157,6 +158,8 @@ def _weekday(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
     rel = (m.group("rel") or "").lower()
     if not rel and not tense.past and not tense.future:
         return None  # a bare weekday in a timeless sentence is usually a habit ("Friday is pizza night")
+    if re.match(r"s\b|\s+(?:mornings|evenings|afternoons|nights)\b", m.string[m.end() :], re.IGNORECASE):
+        return None  # "tuesday evenings", "on tuesdays": a routine, not a date
     target = WEEKDAYS.index(m.group("wd").lower())
     back = (anchor.weekday() - target) % 7 or 7
     ahead = (target - anchor.weekday()) % 7 or 7
@@ -252,6 +255,7 @@ _RULES: tuple[tuple[LazyPattern, _Handler], ...] = tuple(
 _DURATION = lazy(
     r"\bfor\s+(?:the\s+(?:next|coming)\s+|another\s+)?" + _NUM + r"\s+" + _UNIT + r"\b", re.IGNORECASE
 )
+_CJK = lazy(r"[\u3400-\u9fff]")
 _PERFECT = lazy(r"\b(?:have|has|had|'ve|'d)\s+(?:\w+\s+)?(?:been|lived|worked|known|had|used)\b", re.I)
 
 
@@ -272,7 +276,7 @@ def _find_refs(text: str, anchor: date, tense: Tense) -> list[TimeRef]:
 def _temporary_until(text: str, start: date, tense: Tense) -> date | None:
     """ "In Madrid for ten days": a present or future state with a length ends after it."""
     match = _DURATION.search(text)
-    if match is None or tense.past or _PERFECT.search(text):
+    if match is None or tense.past or _PERFECT.search(text) or re.search(r"'ve\b|\bsince\b", text):
         return None
     n, unit = _number(match.group("n")), match.group("u").lower().rstrip("s")
     if unit in ("day", "night"):
@@ -281,11 +285,15 @@ def _temporary_until(text: str, start: date, tense: Tense) -> date | None:
         return start + timedelta(weeks=n)
     if unit == "month":
         return _add_months(start, n) + timedelta(days=start.day - 1)
-    return date(start.year + n, start.month, min(start.day, 28))
+    return None  # "for 6 years" is how long something has lasted far more often than how long it will
 
 
 def resolve_times(text: str, anchor: datetime, tense: Tense) -> Timing:
     """Replace relative expressions in ``text`` with absolute ones resolved against ``anchor``."""
+    if _CJK.search(text):
+        resolved, cjk_day = resolve_cjk_times(text, anchor.date())
+        if cjk_day is not None:
+            return Timing(resolved, cjk_day, None, ())
     refs = _find_refs(text, anchor.date(), tense)
     out = text
     for ref in reversed(refs):
@@ -294,7 +302,5 @@ def resolve_times(text: str, anchor: datetime, tense: Tense) -> Timing:
     day = refs[0].day if refs else None
     start = day if day is not None and day > anchor.date() else anchor.date()
     until = _temporary_until(text, start, tense)
-    if until is not None:
-        out = f"{out.rstrip(' .!')} (until {format_day(until)})"
     until_at = datetime(until.year, until.month, until.day, tzinfo=UTC) if until else None
     return Timing(out, day, until_at, tuple(refs))

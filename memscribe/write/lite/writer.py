@@ -15,20 +15,22 @@ from datetime import UTC, datetime, timedelta
 
 from memscribe.core.clock import Clock
 from memscribe.core.records import Episode, Layer, MemoryDraft, Operation, Owner, Usage
-from memscribe.write.lite.canonical import fact_text
+from memscribe.read.topics import has_cjk, topics_of
+from memscribe.write.lite.cues import hypothetical
+from memscribe.write.lite.language import someone_else, statement_drop_reason
 from memscribe.write.lite.lazy import lazy
 from memscribe.write.lite.ledger import Ledger
-from memscribe.write.lite.memorable import drop_reason, question_head, strip_preamble
+from memscribe.write.lite.memorable import question_head, strip_preamble
 from memscribe.write.lite.person import Mention, Referents, expand_contractions, find_subject, restore_subject
 from memscribe.write.lite.plans import PlanCompletions, accomplishment
-from memscribe.write.lite.reconcile import Reconciler
-from memscribe.write.lite.requests import Correction, parse_correction, parse_forget
+from memscribe.write.lite.reconcile import Reconciler, same_value
+from memscribe.write.lite.requests import Correction, parse_cjk_correction, parse_correction, parse_forget
 from memscribe.write.lite.revise import Reviser
-from memscribe.write.lite.rewrite import lead_with_date, to_third_person
-from memscribe.write.lite.segment import Statement, segment_episode
+from memscribe.write.lite.segment import Statement, Unit, group_units, segment_episode
 from memscribe.write.lite.slots import Fact, FactKind, extract_facts, first_verb, resolve_fact
 from memscribe.write.lite.tense import Tense, detect_tense
 from memscribe.write.lite.timeref import Timing, resolve_times
+from memscribe.write.lite.topical import TopicReplacer, statement_tags
 from memscribe.write.ports import CandidateSource, WriteContext
 
 __all__ = ["LiteWriter"]
@@ -53,6 +55,8 @@ _YEAR_AFTER_MONTH = lazy(
     r" (?:19|20)\d{2}\b"
 )
 _SELF = lazy(r"^(?:I|my|we|our)\b", re.IGNORECASE)
+_PRONOUN_TOPIC = lazy(r"^(?:about )?(?:him|her|them|it all|that person)$", re.IGNORECASE)
+_CAPITAL = lazy(r"\b(?-i:[A-Z][a-z]{2,})\b")
 # Short or impersonal statements are kept only when they carry a slot fact ("I like jazz").
 _WEAK_REASONS = frozenset({"too little content", "not about anyone"})
 _CONFIDENCE = {"slot": 0.9, "plain": 0.75, "agent": 0.7}
@@ -62,7 +66,7 @@ _CONFIDENCE = {"slot": 0.9, "plain": 0.75, "agent": 0.7}
 class _Reading:
     """What the rules read from one statement."""
 
-    text: str  # the memory text: third person, absolute dates
+    text: str  # the memory text: the speaker's words, absolute dates
     subject: str
     mention: Mention | None
     facts: list[Fact]
@@ -70,6 +74,9 @@ class _Reading:
     timing: Timing
     valid_from: datetime
     valid_to: datetime | None
+
+
+_Kept = tuple[Statement, _Reading, str | None]  # a statement, what was read from it, why it is weak
 
 
 class LiteWriter:
@@ -91,9 +98,12 @@ class LiteWriter:
         began = time.perf_counter()
         run = _EpisodeRun(Ledger(candidates), context.hints.get("scene", self.scene))
         refs = Referents()
-        for statement in segment_episode(episode):
-            refs.at_message(statement.message_index)
-            run.consider(statement, refs)
+        statements = list(segment_episode(episode))
+        for statement in statements:
+            if statement.speaker.owner is Owner.AGENT:
+                run.assistant(statement)
+        for unit in group_units([s for s in statements if s.speaker.owner is not Owner.AGENT]):
+            run.consider(unit, refs)
         ops = run.ledger.operations()
         # The episode's cost is spread over its operations, so per-operation sums in the journal stay true.
         share = (time.perf_counter() - began) * 1000 / max(len(ops), 1)
@@ -109,23 +119,54 @@ class _EpisodeRun:
         self.reconciler = Reconciler(ledger)
         self.reviser = Reviser(ledger, self.reconciler)
         self.plans = PlanCompletions(ledger)
+        self.topical = TopicReplacer(ledger)
         self.scene = scene
+        self.message, self.said_before = -1, ""  # the words of the current message so far, for "him"
 
-    def consider(self, st: Statement, refs: Referents) -> None:
-        if st.speaker.owner is Owner.AGENT:
-            self._assistant(st)
-            return
+    def _request(self, st: Statement, refs: Referents) -> bool:
+        """Handle a forget request or a correction; whether ``st`` was one."""
         topic = parse_forget(st.text) or parse_forget(strip_preamble(st.text))
         if topic is not None:
             self._forget(st, topic)
-            return
-        if (correction := parse_correction(st.text)) is not None:
-            self._correct(st, correction, refs)
-            return
-        text = restore_subject(question_head(strip_preamble(st.text)) or strip_preamble(st.text))
-        reason = drop_reason(text)
-        if reason is None or reason in _WEAK_REASONS:
-            self._remember(st, text, refs, weak=reason)
+            return True
+        said = resolve_times(st.text, st.at, detect_tense(st.text)).text  # dates compare as stored
+        correction = parse_correction(said) or (parse_cjk_correction(said) if has_cjk(said) else None)
+        return correction is not None and self._correct(st, correction, refs)
+
+    def consider(self, unit: Unit, refs: Referents) -> None:
+        """One unit: requests are applied; the rest is kept in the speaker's words, what is only a plan, a
+        wish or a condition apart from what is a fact, so that a what-if never reads as the current value."""
+        requests: set[int] = set()
+        readings: list[_Kept] = []
+        for st in unit.statements:
+            refs.at_message(st.message_index)
+            if st.message_index != self.message:
+                self.message, self.said_before = st.message_index, ""
+            handled = st.sentence in requests or self._request(st, refs)
+            self.said_before += " " + st.text
+            if handled:
+                requests.add(st.sentence)
+                continue
+            said = question_head(strip_preamble(st.text)) or strip_preamble(st.text)
+            text = restore_subject(said)  # "Just got back from Paris" is read as "I just got back from Paris"
+            reason = statement_drop_reason(text)
+            if reason is None or reason in _WEAK_REASONS:
+                reading = self._read(st, text, refs)
+                facts = [resolve_fact(f, self.ledger) for f in reading.facts]
+                readings.append((st, replace(reading, facts=facts), reason))
+        readings = [r for r in readings if r[0].sentence not in requests]
+        if not any(r[2] is None or r[1].facts for r in readings):
+            return  # nothing but fragments: "lol", "ok so"
+        # Fragments stay with the statements around them ("¡Adoptamos una gatita! Se llama Nala").
+        wishes = [r for r in readings if hypothetical(r[0].text)]
+        facts_said = [r for r in readings if r not in wishes]
+        if not any(r[2] is None or r[1].facts for r in facts_said):
+            facts_said, wishes = [], readings
+        elif not any(r[2] is None or r[1].facts for r in wishes):
+            facts_said, wishes = readings, []
+        for group in (facts_said, wishes):
+            if group:
+                self._remember(_group_text(unit, [r[0] for r in group], requests), group)
 
     def _read(self, st: Statement, text: str, refs: Referents) -> _Reading:
         tense = detect_tense(expand_contractions(text))
@@ -138,17 +179,11 @@ class _EpisodeRun:
         subject = st.speaker.subject
         if mention is not None and (mention.via != "name" or facts or _PERSON_VERB.match(mention.rest)):
             subject = mention.subject
-        memory = timing.text
-        if mention is not None and mention.via == "pronoun":
-            memory = re.sub(r"\b(?:he|she)\b", mention.display, memory, count=1, flags=re.IGNORECASE)
-        memory = to_third_person(
-            lead_with_date(memory, timing, st.at.date()), st.speaker.display, st.speaker.addressee
-        )
         valid_from = st.at
         day = timing.day
         if day is not None and day <= st.at.date() and not (tense.future and not tense.past):
             valid_from = min(st.at, datetime(day.year, day.month, day.day, tzinfo=UTC))
-        return _Reading(memory, subject, mention, facts, tense, timing, valid_from, timing.until)
+        return _Reading(timing.text, subject, mention, facts, tense, timing, valid_from, timing.until)
 
     def _draft(self, reading: _Reading, st: Statement, fact: Fact | None) -> MemoryDraft:
         metadata: dict[str, object] = {}
@@ -157,18 +192,19 @@ class _EpisodeRun:
             metadata["event_date"] = day.isoformat()
             if fact is not None and fact.attribute == "plan" and day > st.at.date():
                 metadata["valid_until"] = (day + timedelta(days=1)).isoformat()  # a dated plan expires after
+        topics = sorted(topics_of(reading.text))
+        if topics:
+            metadata["topics"] = topics
         tags: tuple[str, ...] = ()
         if fact is not None:
             tags = ("plan",) if fact.attribute == "plan" else (fact.attribute,)
         elif reading.timing.day is not None:
             tags = ("event",)
-        if reading.valid_to is not None:
+        tags = (*tags, *statement_tags(reading.text))
+        if reading.valid_to is not None and "temporary" not in tags:
             tags = (*tags, "temporary")
-        text = reading.text
-        if fact is not None:
-            text = fact_text(fact, text, _display(reading, st, fact.subject), len(reading.facts) > 1)
         return MemoryDraft(
-            text=text,
+            text=reading.text,
             subject=fact.subject if fact else reading.subject,
             slot=fact.slot if fact else None,
             value=fact.value if fact else None,
@@ -183,30 +219,51 @@ class _EpisodeRun:
             metadata=metadata,
         )
 
-    def _remember(self, st: Statement, text: str, refs: Referents, weak: str | None) -> None:
-        reading = self._read(st, text, refs)
-        reading = replace(reading, facts=[resolve_fact(f, self.ledger) for f in reading.facts])
-        about_someone = reading.mention is not None and weak == "not about anyone"
-        if weak is not None and not reading.facts and not about_someone:
-            return  # short or impersonal, and no slot fact to carry it
+    def _remember(self, said: str, kept: list[_Kept]) -> None:
+        facts = [f for _, r, _ in kept for f in r.facts]
+        primary = _primary(facts, kept[0][0].speaker.subject)
+        lead = next((r for _, r, _ in kept if primary in r.facts), kept[0][1]) if primary else kept[0][1]
+        st = next(s for s, r, _ in kept if r is lead)
         speaker = st.speaker.subject
+        other = someone_else(st.text) if lead.subject == speaker else None
+        if other is not None:  # "mum was just diagnosed with diabetes" is not the speaker's diagnosis
+            subject = f"{speaker}'s {other}"
+            facts = [replace(f, subject=subject) if f.subject == speaker else f for f in facts]
+            primary = _primary(facts, speaker)
+            lead = replace(lead, subject=subject)
+        memory = resolve_times(said, st.at, lead.tense).text
+        if _RECURRING.search(memory):  # "my birthday is on March 3rd": a day of every year, not an event
+            memory = _YEAR_AFTER_MONTH.sub(r"\1", memory)
+        current = without_old_value(memory)
+        reading = replace(lead, text=current, facts=facts)
+        indices = tuple(sorted({s.message_index for s, _, _ in kept}))
         produced = []
-        for fact in reading.facts:
-            entry = self.reconciler.fact(fact, self._draft(reading, st, fact), st.at, speaker)
-            if entry is not None:
-                produced.append(entry)
-        plain = self._draft(reading, st, None)
-        if not reading.facts:
+        for fact in facts:
+            if fact is primary or fact.kind is FactKind.END:
+                draft = replace(self._draft(reading, st, fact), message_indices=indices)
+                entry = self.reconciler.fact(fact, draft, st.at, speaker)
+                if entry is not None:
+                    produced.append(entry)
+        plain = replace(self._draft(reading, st, None), message_indices=indices)
+        if current != memory:  # the words as said stay with the memory; the text holds the current value
+            plain = replace(plain, metadata={**plain.metadata, "said": memory})
+        if not any(e.draft is not None and e.draft.text == plain.text for e in produced):
+            # Lossless: the statement is kept in its own words even when its fact was already known.
             entry = self.reconciler.plain(plain, st.at, speaker)
             if entry is not None:
                 produced.append(entry)
-        mention = reading.mention
-        done = reading.tense.past or accomplishment(text)
-        if mention is not None and done and not reading.tense.future:
-            verb = first_verb(mention.rest) if reading.tense.past else None
-            self.plans.complete(mention.subject, verb, text, produced, plain, st.at, speaker)
+        if produced:
+            self.topical.replace(produced[0], st.at, speaker)
+        for done_st, done, _ in kept:
+            mention = done.mention
+            finished = done.tense.past or accomplishment(done_st.text)
+            if mention is not None and finished and not done.tense.future:
+                verb = first_verb(mention.rest) if done.tense.past else None
+                self.plans.complete(mention.subject, verb, done_st.text, produced, plain, done_st.at, speaker)
 
     def _forget(self, st: Statement, topic: str) -> None:
+        if _PRONOUN_TOPIC.match(topic.strip()) and (name := self._named_before(st)) is not None:
+            topic = name  # "jake and I broke up. please just forget about him"
         facts: list[Fact] = []
         if _SELF.match(topic):
             expanded = expand_contractions(topic)
@@ -214,14 +271,23 @@ class _EpisodeRun:
             facts = extract_facts(expanded, mention, st.speaker.subject, detect_tense(expanded))
         self.reviser.forget(topic, st.speaker.subject, facts, st.at)
 
-    def _correct(self, st: Statement, correction: Correction, refs: Referents) -> None:
+    def _named_before(self, st: Statement) -> str | None:
+        """The last person named in the speaker's words before ``st``: a name stored with a capital."""
+        known = {m.group(0).lower(): m.group(0) for r in self.ledger.stored_subject(st.speaker.subject)
+                 for m in _CAPITAL.finditer(r.text) if m.start() > 0}  # fmt: skip
+        before = [w for w in re.findall(r"[\w'-]+", self.said_before) if w.lower() in known]
+        return known[before[-1].lower()] if before else None
+
+    def _correct(self, st: Statement, correction: Correction, refs: Referents) -> bool:
         pairs: list[tuple[Fact, MemoryDraft]] = []
         if len(correction.new.split()) >= 3:
             reading = self._read(st, correction.new, refs)
             pairs = [(f, self._draft(reading, st, f)) for f in reading.facts if f.kind is FactKind.STATE]
-        self.reviser.correct(correction, st.speaker.subject, pairs, st.at, st.message_index)
+        if correction.old is not None and same_value(correction.old, correction.new):
+            return False  # "it's a CX-3 not a 3": nothing to swap; the statement is kept as said
+        return self.reviser.correct(correction, st.speaker.subject, pairs, st.at, st.message_index)
 
-    def _assistant(self, st: Statement) -> None:
+    def assistant(self, st: Statement) -> None:
         """Only recommendations are kept from assistant turns, and they belong to the agent."""
         text = strip_preamble(st.text)
         if not _RECOMMEND.match(text) or len(text.split()) < 4:
@@ -239,9 +305,39 @@ class _EpisodeRun:
         self.reconciler.plain(draft, st.at, st.speaker.subject)
 
 
-def _display(reading: _Reading, st: Statement, subject: str) -> str:
-    """How a memory names ``subject``: the speaker's display name, or the person the statement is about."""
-    mention = reading.mention
-    if mention is not None and mention.subject == subject and subject != st.speaker.subject:
-        return mention.display
-    return st.speaker.display if subject == st.speaker.subject else subject.title()
+_FROM_TO = lazy(
+    r"\b(?P<verb>switched|switching|moved|moving|went|changed|upgraded|transferred|relocated|bumped|jumped|swapped"
+    r"|traded|downgraded|going)(?P<up> up| back)? from (?P<old>[^,.;!?]{1,40}?) (?=to\b)",
+    re.IGNORECASE,
+)
+
+
+def without_old_value(text: str) -> str:
+    """ "switched from headspace to the Waking Up app" → "switched to the Waking Up app": the value that stopped
+    holding is left out of the current memory (the words as said are kept beside it)."""
+    return _FROM_TO.sub(lambda m: f"{m.group('verb')}{m.group('up') or ''} ", text)
+
+
+def _group_text(unit: Unit, members: list[Statement], requests: set[int]) -> str:
+    """The words of ``members``: whole sentences where all their statements are members, else the clauses."""
+    chosen = {id(s) for s in members}
+    parts: list[str] = []
+    for number in dict.fromkeys(s.sentence for s in unit.statements):
+        if number in requests:
+            continue
+        sentence = [s for s in unit.statements if s.sentence == number]
+        inside = [s for s in sentence if id(s) in chosen]
+        if inside and len(inside) == len(sentence):
+            parts.append(sentence[0].whole or " ".join(s.text for s in sentence))
+        elif inside:
+            parts.append(" ".join(s.text for s in inside))
+    return " ".join(parts)
+
+
+def _primary(facts: list[Fact], speaker: str) -> Fact | None:
+    """The fact a memory carries: one about the speaker first, single-valued first, states before plans."""
+    ranked = sorted(
+        (f for f in facts if f.kind is not FactKind.END),
+        key=lambda f: (f.subject != speaker, not f.single, f.kind is FactKind.INTENT),
+    )
+    return ranked[0] if ranked else None

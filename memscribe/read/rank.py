@@ -1,0 +1,155 @@
+"""Rerank fused hits so the memory that answers comes first.
+
+Fusion by rank alone cannot tell an answer from a near miss in a small store: every memory of the user is in
+both candidate lists. Three preferences reorder the fused pool, each a multiplier on the fused score:
+
+* **topic**: a memory on the query's topic ("Where does Ana live?" → home) beats one that only shares words;
+* **recency**: among memories on the query's topic, the newest is preferred, so the latest of several
+  near-equivalent statements wins;
+* **shape**: fragments and filler, statements marked hypothetical, temporary or ended, someone else's memories
+  and the assistant's words rank below a plain statement of the user's own.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from memscribe.core.records import MemoryRecord, Owner
+from memscribe.core.text import STOPWORDS
+from memscribe.read.topics import topics_of
+
+__all__ = ["rerank_hits"]
+
+_TOPIC = 1.6
+_RECENT = 0.6  # among memories on the query's topic
+_RECENT_ANY = 0.08  # among all candidates: a tie goes to the newer statement
+_DATED = 1.5  # "When did ...?" prefers a memory that holds a date
+_TYPED = 1.4  # "How much ...?" a number, "Which company ...?" a name
+_SHAPE = {"hypothetical": 0.55, "temporary": 0.55, "ended": 0.7, "agent": 0.6, "fragment": 0.75, "other": 0.5}
+# Queries about a stay, a trip or a plan want the memories the shape penalty would push down.
+_ASKS_TEMPORARY = re.compile(
+    r"\b(?:trip|travel\w*|visit\w*|staying|stay|this (?:quarter|month|week|summer)|right now|vacation|holiday"
+    r"|business|plan\w*|going to|will|next)\b|出差|旅|计划|打算|Geschäftsreise|gerade|viaje|voyage",
+    re.IGNORECASE,
+)
+_ASKS_ENDED = re.compile(
+    r"\b(?:happened|still|used to|before|previous\w*|former\w*|ex|die|died|pass(?:ed)? away|quit|stop(?:ped)?|left"
+    r"|leave|end(?:ed)?|give up|gave up)\b",
+    re.IGNORECASE,
+)
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_ASKS_WHEN = re.compile(
+    r"^\s*(?:when|what (?:day|date|year|month|time)|which (?:day|date|year)|how long ago|cu[aá]ndo|quand|wann"
+    r"|quando)\b|什么时候|哪天|哪一天|几号|几月",
+    re.IGNORECASE,
+)
+_ASKS_NUMBER = re.compile(
+    r"^\s*(?:how (?:much|many|old|long|far|often|heavy)|what (?:is|was|'s) (?:\w+'s )?(?:\w+ )?(?:salary|rent"
+    r"|weight|price|rate|age|score|time|level|grade|dose|pace))\b|多少|几|cu[aá]nto|combien|wie viel|quanto",
+    re.IGNORECASE,
+)
+_ASKS_NAME = re.compile(
+    r"^\s*(?:who|where|which|what (?:is|was) the name|what(?:'s| is) (?:\w+'s )?(?:\w+ )?name|what (?:company"
+    r"|city|school|band|show|restaurant|car|phone|app|breed))\b|哪|谁|叫什么|d[oó]nde|qui|où|wo|wer|onde|qual",
+    re.IGNORECASE,
+)
+_NUMBER = re.compile(r"\d")
+_PROPER = re.compile(r"(?<![.!?]\s)(?<!^)\b(?-i:[A-Z][a-z]+|[A-Z]{2,5})\b")
+_CJK = re.compile(r"[\u3400-\u9fff]")
+_HAS_DATE = re.compile(
+    r"\b(?:\d{1,2} (?:January|February|March|April|May|June|July|August|September|October|November|December)"
+    r"|(?:January|February|March|April|May|June|July|August|September|October|November|December) \d{1,2}"
+    r"|\d{4}-\d{2}-\d{2})\b|\d+月\d+",
+)
+
+
+def _topics(record: MemoryRecord) -> frozenset[str]:
+    found = record.metadata.get("topics")
+    if isinstance(found, list):
+        return frozenset(t for t in found if isinstance(t, str))
+    return topics_of(record.text)
+
+
+def _fragment(text: str) -> bool:
+    words = [w for w in _WORD.findall(text.lower()) if w not in STOPWORDS]
+    cjk = sum(1 for ch in text if "\u3400" <= ch <= "\u9fff")
+    return len(words) < 3 and cjk < 6
+
+
+def _answer_type(query: str, record: MemoryRecord, when: bool) -> float:
+    """A memory that holds what kind of thing the question asks for: a date, a number, a name."""
+    if when:
+        return _DATED if "event_date" in record.metadata or _HAS_DATE.search(record.text) else 1.0
+    if _ASKS_NUMBER.search(query):
+        return _TYPED if _NUMBER.search(record.text) else 1.0
+    if _ASKS_NAME.search(query):
+        return _TYPED if _PROPER.search(record.text) or _CJK.search(record.text) else 1.0
+    return 1.0
+
+
+def _shape(record: MemoryRecord, about: set[str], query: str) -> float:
+    factor = 1.0
+    tags = set(record.tags)
+    if "hypothetical" in tags or "plan" in tags:
+        factor *= 1.0 if _ASKS_TEMPORARY.search(query) else _SHAPE["hypothetical"]
+    if "temporary" in tags:
+        factor *= 1.0 if _ASKS_TEMPORARY.search(query) else _SHAPE["temporary"]
+    if "ended" in tags and not _ASKS_ENDED.search(query):
+        factor *= _SHAPE["ended"]
+    if record.owner is Owner.AGENT:
+        factor *= _SHAPE["agent"]
+    if _fragment(record.text):
+        factor *= _SHAPE["fragment"]
+    if about and record.subject.lower() not in about:
+        factor *= _SHAPE["other"]
+    return factor
+
+
+def _relevance(
+    fused: Sequence[tuple[str, float]], vector: Mapping[str, float], keyword: Mapping[str, float]
+) -> dict[str, float]:
+    """How well each hit matches the query, from its vector and keyword scores scaled to the pool's best:
+    fused ranks alone are nearly flat in a small store, so they cannot carry the preferences below."""
+    vmax = max((vector[v] for v, _ in fused if v in vector), default=0.0)
+    kmax = max((keyword[v] for v, _ in fused if v in keyword), default=0.0)
+    out = {}
+    for vid, _ in fused:
+        v = vector.get(vid, 0.0) / vmax if vmax > 0 else 0.0
+        k = keyword.get(vid, 0.0) / kmax if kmax > 0 else 0.0
+        out[vid] = 0.1 + 0.6 * max(v, 0.0) + 0.3 * max(k, 0.0)
+    return out
+
+
+def rerank_hits(
+    query: str,
+    fused: Sequence[tuple[str, float]],
+    records: Mapping[str, MemoryRecord],
+    about: set[str],
+    vector: Mapping[str, float] | None = None,
+    keyword: Mapping[str, float] | None = None,
+) -> list[tuple[str, float]]:
+    """``fused`` (version id, score) reordered by relevance, topic, recency and shape; a permutation of it."""
+    if vector is not None or keyword is not None:
+        relevance = _relevance(fused, vector or {}, keyword or {})
+        fused = [(vid, relevance[vid]) for vid, _ in fused]
+    wanted = topics_of(query)
+    on_topic = [vid for vid, _ in fused if vid in records and wanted & _topics(records[vid])]
+    newest = sorted(on_topic, key=lambda vid: records[vid].valid_from)
+    recency = {vid: (i + 1) / len(newest) for i, vid in enumerate(newest)}
+    every = sorted((vid for vid, _ in fused if vid in records), key=lambda vid: records[vid].valid_from)
+    age = {vid: (i + 1) / len(every) for i, vid in enumerate(every)}
+    when = _ASKS_WHEN.search(query) is not None
+    scored = []
+    for vid, score in fused:
+        record = records.get(vid)
+        if record is None:
+            scored.append((vid, score))
+            continue
+        factor = _shape(record, about, query) * (1.0 + _RECENT_ANY * age[vid]) * _answer_type(query, record, when)
+        if vid in recency:
+            shared = len(wanted & _topics(record)) / len(wanted)
+            factor *= (1.0 + (_TOPIC - 1.0) * shared) * (1.0 + _RECENT * recency[vid])
+        scored.append((vid, score * factor))
+    order = {vid: i for i, (vid, _) in enumerate(fused)}
+    return sorted(scored, key=lambda item: (-item[1], order[item[0]]))

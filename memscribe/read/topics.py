@@ -1,0 +1,170 @@
+"""Topics of a statement or a query: which attribute of a person it talks about (work, home, pets, ...).
+
+A topic is named by cue words, in English and in the other languages the lite writer reads (Chinese,
+Spanish, French, German, Portuguese). The writer stores a statement's topics beside it and lets a newer
+statement on a single-valued topic replace an older one; the search prefers memories on the query's topic.
+Cues are deliberately plain words: a topic says what to compare, never what the value is.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+__all__ = ["MULTI_TOPICS", "TOPICS", "has_cjk", "topics_of"]
+
+# English cues are whole words (a trailing "*" allows any ending); CJK cues match as substrings.
+_CUES: dict[str, tuple[str, str]] = {
+    "work": (
+        """job* work works working worked employer company firm startup start-up office hired hire offer
+        onboarding laid layoff* fired redundan* resign* freelanc* self-employed contract contractor career
+        colleague* coworker* co-worker* boss manager intern internship employed unemployed clients client
+        workplace notice meetings""",
+        "公司 工作 上班 入职 离职 辞职 跳槽 同事 老板 报到 offer 单位 trabajo trabajar trabajo empresa"
+        " curro travail travaille bosse boulot entreprise poste démission* arbeite arbeitet Arbeit Firma Job"
+        " Stelle arbeiten trabalho trabalha empresa emprego",
+    ),
+    "role": (
+        """promoted promotion title position role senior junior lead head director manager acting permanent
+        principal staff associate chief vp supervisor charge rank level""",
+        "职位 升职 晋升 经理 主管 总监 工程师 岗位 cargo puesto poste Stelle Position cargo",
+    ),
+    "home": (
+        """live lives living lived moved move moving relocat* apartment apartments flat house home rent*
+        lease neighbourhood neighborhood neighbourhoods city town landlord settled suburb
+        address street condo downtown""",
+        "住 搬 房子 房租 租 家里 城市 小区 vivo vive mudé mudamos piso casa ciudad barrio habite"
+        " déménag appartement ville quartier wohne wohnt Wohnung umgezogen Stadt Zuhause moro mora mudei"
+        " morada cidade bairro apartamento",
+    ),
+    "pet": (
+        """pet pets dog dogs puppy pup cat cats kitten kitty rescue adopted adopt vet breed hamster rabbit
+        bunny parrot fish turtle tortoise leash litter""",
+        "猫 狗 宠物 养了 perro perra gato gata gatita mascota chien chat chienne chatte Hund Katze cachorro"
+        " gato",
+    ),
+    "diet": (
+        """diet vegetarian vegan pescatarian pescetarian keto paleo meat fish dairy gluten lactose eat eating
+        ate food carnivore omnivore""",
+        "吃素 素食 饮食 减肥 dieta vegetariano régime végétarien Ernährung vegetarisch",
+    ),
+    "relationship": (
+        """boyfriend girlfriend partner husband wife fiance fiancé fiancee fiancée engaged married marry
+        marriage divorce divorced separated dating date single relationship wedding spouse ex""",
+        "男朋友 女朋友 老公 老婆 结婚 领证 离婚 分手 订婚 丈夫 妻子 novio novia marido esposa mari femme"
+        " fiancé Mann Frau Ehemann verheiratet geheiratet namorado namorada marido",
+    ),
+    "name": (
+        """name surname maiden called nickname rename renamed""",
+        "名字 叫 姓 nombre apellido nom heiße heißt Nachname nome sobrenome",
+    ),
+    "health": (
+        """health diagnosed diagnosis medication medicine meds dose dosage mg pill pills injury injured gp
+        prescribed prescription panic anxiety depression antidepressant
+        surgery doctor therapy therapist pain cast sprain sprained broke broken blood pressure sleep
+        insomnia allergy allergic asthma diabetes migraine knee wrist""",
+        "医生 医院 手术 药 过敏 血压 睡眠 médico pressão remédio médecin santé Arzt",
+    ),
+    "children": (
+        """baby son daughter kid kids child children born birth newborn toddler daycare preschool
+        kindergarten grade school nursery""",
+        "儿子 女儿 孩子 宝宝 出生 二宝 幼儿园 小学 hijo hija bebé fils fille enfant Sohn Tochter Kind"
+        " filho filha",
+    ),
+    "education": (
+        """school college university uni degree major minor semester year class classes course courses
+        student study studying studies transfer transferred graduate graduated graduation exam exams
+        thesis phd masters bachelor nursing program""",
+        "学校 大学 读研 毕业 专业 考试 universidad université Universität Studium universidade",
+    ),
+    "vehicle": (
+        """car cars drive drives driving truck suv bike bicycle motorcycle scooter vehicle""",
+        "车 开车 coche voiture Auto carro",
+    ),
+    "phone": ("""phone number cell mobile""", "电话 手机 手机号 teléfono téléphone Telefon telefone"),
+    "address": ("""address""", "地址 dirección adresse Adresse morada endereço"),
+    "birthday": ("""birthday born""", "生日 cumpleaños anniversaire Geburtstag aniversário"),
+    "hobby": (
+        """hobby hobbies play plays playing played practice guitar piano violin drums running run runs ran
+        marathon race 5k 10k half yoga gym climbing bouldering swim swimming meditation meditate chess
+        painting knitting baking bake pottery class lessons""",
+        "爱好 跑步 健身 练 游泳 瑜伽 钢琴 吉他 pasatiempo hobby loisir Hobby",
+    ),
+    "habit": (
+        """smoke smoking smoker cigarette cigarettes vape vaping drink drinking coffee tea matcha espresso
+        alcohol sober quit caffeine routine morning app apps streak meditating""",
+        "抽烟 戒烟 喝酒 咖啡 茶 fumar café fumer Kaffee rauchen",
+    ),
+    "favourite": ("""favourite favorite fave fav""", "最喜欢 favorito favorita préféré préférée Lieblings"),
+    "language": (
+        """language languages speak speaks speaking fluent learning spanish french german japanese italian
+        portuguese mandarin chinese korean english jlpt dele delf level""",
+        "语言 英语 日语 学习 idioma langue Sprache",
+    ),
+    "money": (
+        """salary pay paid paying rent mortgage rate income raise earn earning budget price cost costs
+        weigh weight kg lbs pounds""",
+        "工资 房租 月租 薪水 收入 体重 sueldo salario salaire loyer Gehalt Miete salário aluguel",
+    ),
+    "schedule": (
+        """monday mondays tuesday tuesdays wednesday wednesdays thursday thursdays friday fridays saturday
+        saturdays sunday sundays weekday weekdays weekend weekends schedule every weekly daily days""",
+        "周一 周二 周三 周四 周五 周六 周日 每周 lunes martes lundi mardi Montag Dienstag",
+    ),
+}
+# Topics whose values accumulate: a new pet or hobby joins the old ones instead of replacing them.
+MULTI_TOPICS = frozenset({"pet", "children", "hobby", "health", "language", "schedule"})
+TOPICS = tuple(_CUES)
+
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+# Values whose shape names their topic, whatever the words around them.
+_SHAPES = (
+    ("phone", re.compile(r"(?<![\d.,])(?:\+?\d[\d ()-]{7,}\d)(?![\d.,])")),
+    ("address", re.compile(
+        r"\b\d{1,5}[a-z]?,? (?:[A-Z][\w'-]+ ){1,3}(?:Lane|Street|St|Road|Rd|Avenue|Ave|Drive|Dr|Way|Court|Ct"
+        r"|Place|Pl|Boulevard|Blvd|Terrace|Close)\b|\b(?:Rua|Calle|Avenida|Rue|Via|Straße|Strasse)\s+\w+"
+    )),
+    ("health", re.compile(r"\b\d+\s?(?:mg|mcg|ml)\b", re.IGNORECASE)),
+    ("money", re.compile(r"[$€£¥]\s?\d|\d\s?(?:k|K)\b|\d+\s?(?:dollars|euros|pounds|元|块|万)")),
+)
+_WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*", re.UNICODE)
+
+
+def has_cjk(text: str) -> bool:
+    """Whether ``text`` holds Chinese, Japanese or Korean characters."""
+    return _CJK.search(text) is not None
+
+
+@cache
+def _tables() -> tuple[dict[str, frozenset[str]], dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
+    exact: dict[str, set[str]] = {}
+    prefixes: dict[str, list[str]] = {}
+    cjk: dict[str, list[str]] = {}
+    for topic, (english, other) in _CUES.items():
+        for cue in (english + " " + other).split():
+            if has_cjk(cue):
+                cjk.setdefault(topic, []).append(cue)
+            elif cue.endswith("*"):
+                prefixes.setdefault(topic, []).append(cue[:-1].lower())
+            else:
+                exact.setdefault(cue.lower(), set()).add(topic)
+    return (
+        {w: frozenset(t) for w, t in exact.items()},
+        {t: tuple(p) for t, p in prefixes.items()},
+        {t: tuple(c) for t, c in cjk.items()},
+    )
+
+
+def topics_of(text: str) -> frozenset[str]:
+    """The topics ``text`` names, by its cue words."""
+    exact, prefixes, cjk = _tables()
+    found: set[str] = set()
+    for word in _WORD.findall(text.lower()):
+        found |= exact.get(word, frozenset())
+        for topic, heads in prefixes.items():
+            if topic not in found and word.startswith(heads):
+                found.add(topic)
+    if has_cjk(text):
+        found |= {topic for topic, cues in cjk.items() if any(c in text for c in cues)}
+    found |= {topic for topic, shape in _SHAPES if shape.search(text)}
+    return frozenset(found)

@@ -1,0 +1,84 @@
+"""Cues that say how a statement relates to what was true before, in English and the other languages read.
+
+* a **change** cue says a value is new ("now", "these days", "switched", "moved to", "promoted", "搬到"):
+  the statement replaces older statements of the same subject on the same single-valued topic;
+* an **end** cue says a value stopped ("no longer", "anymore", "quit", "passed away", "rehomed", "离职");
+* a **temporary** cue says the statement holds for a while only ("business trip", "for two weeks", "出差");
+* a **hypothetical** cue makes it a plan, a wish or a question ("if", "thinking about", "should I", "如果").
+
+Hypothetical and temporary statements never replace anything.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memscribe.write.lite.lazy import lazy
+
+__all__ = ["changes", "ends", "hypothetical", "temporary"]
+
+_CHANGE = lazy(
+    r"\b(?:now|nowadays|these days|currently|at the moment|no longer|not \w+ anymore|anymore|any more"
+    r"|switched|switching|changed|moved|relocated|promoted|promotion|new|newly|started|starting|joined"
+    r"|accepted|accepted an offer|took the job|got the job|landed|hired|transferred|became|become|converted"
+    r"|upgraded|replaced|traded|sold|bought|got rid of|finally|officially|instead|from now on|since then"
+    r"|went back|back to|back in|returned|took (?:his|her|my \w+'s|their) (?:name|surname|last name)"
+    r"|changed my name|legally|after the wedding|just got|quit|left|gave up|stopped|raised|increased"
+    r"|decreased|dropped|went up|went down|renewed|dropped to|up to|down to|passed|graduated|made|bumped|appointed"
+    r"|named|elevated|stepped up|took over|signed|closed on|anymore|replaced|dethroned|gone|no more|these days)\b"
+    r"|搬到|搬去|搬家|现在|换了|换成|跳槽|入职|离职|辞职|升职|晋升|改成|改为|开始|已经|终于|不再|回到|涨"
+    r"|ahora|ya no|me mudé|nos mudamos|cambié|empecé|maintenant|désormais|je commence|j'ai démissionné"
+    r"|déménagé|jetzt|nicht mehr|umgezogen|gewechselt|agora|já não|mudei|mudamos|comecei",
+    re.IGNORECASE,
+)
+_END = lazy(
+    r"\b(?:no longer|anymore|any more|quit|quitting|left|leaving|resigned|handed in my notice|laid off"
+    r"|let go|fired|lost my job|stepped down|retired|passed away|died|put (?:her|him|them|it) to sleep"
+    r"|put down|rehomed|re-homed|gave (?:her|him|them|it) away|ran away|broke up|split up|divorced"
+    r"|separated|sold|stopped|gave up|got rid of|moved out|not \w+ anymore|ex-)\b"
+    r"|离职|辞职|分手|离婚|去世|走了|不再|戒了|卖了|ya no|murió|dejé|démissionné|quitté|nicht mehr"
+    r"|gekündigt|já não|morreu|saí",
+    re.IGNORECASE,
+)
+_TEMPORARY = lazy(
+    r"\b(?:business trip|work trip|trip|on vacation|on holiday|holiday in|vacation in|visiting|staying"
+    r"|stay(?:ing)? with|for (?:a|one|two|three|four|five|six|a few|a couple of|\d+) (?:days?|weeks?|months?"
+    r"|nights?)|this quarter|for the summer|for the month|until|till|hotel|airbnb|sublet|temporarily"
+    r"|temporary|for now|in the hospital|hospital stay|conference|back (?:on|in|by) (?:monday|tuesday"
+    r"|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august"
+    r"|september|october|november|december)|sending me to|flying to|fly to|heading to)\b"
+    r"|出差|旅游|旅行|酒店|度假|住院|暂时|两周|一周|几天|viaje|vacaciones|hotel|voyage|vacances"
+    r"|geschäftlich|Geschäftsreise|Urlaub|viagem|férias",
+    re.IGNORECASE,
+)
+_HYPOTHETICAL = lazy(
+    r"^(?:if|should i|would|could|what if|maybe|might|thinking about|thinking of|considering|debating"
+    r"|wondering|not sure|planning|hoping|i might|i may|i could|i would|i'd|i'm thinking|i am thinking"
+    r"|i'm considering|i am considering)\b"
+    r"|\b(?:what if|if i|if we|in case|thinking about|thinking of|considering|might|would be|would i|could i"
+    r"|should i|should we|debating|tempted|dream of|someday|one day|hypothetically|in theory|offered me"
+    r"|interview(?:ing)? (?:at|with|for)|applying|or should|versus)\b"
+    r"|如果|要是|假如|想去|考虑|打算|会不会|要不要|还是不|si (?:me|nos)|estoy pensando|pensando en|si je"
+    r"|je pense|wenn ich|falls|überlege|se eu|estou pensando",
+    re.IGNORECASE,
+)
+
+
+def changes(text: str) -> bool:
+    """Whether ``text`` says a value is new."""
+    return _CHANGE.search(text) is not None
+
+
+def ends(text: str) -> bool:
+    """Whether ``text`` says a value stopped holding."""
+    return _END.search(text) is not None
+
+
+def temporary(text: str) -> bool:
+    """Whether ``text`` holds for a while only (a trip, a stay, a hospital visit)."""
+    return _TEMPORARY.search(text) is not None
+
+
+def hypothetical(text: str) -> bool:
+    """Whether ``text`` is a plan, a wish, a condition or a question rather than a fact."""
+    return _HYPOTHETICAL.search(text) is not None

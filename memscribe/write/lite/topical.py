@@ -1,0 +1,137 @@
+"""Current values win beyond the slot list: a newer statement that changes a single-valued topic closes the
+older statements of the same subject on that topic.
+
+Slot facts ("lives in Seattle" → "moved to Sydney") are reconciled by value in :mod:`reconcile`. Most changes
+people write fit no slot rule: "my new manager at Stripe", "pescatarian is fine now", "they made me charge
+nurse". Here a statement that carries a change cue (:mod:`cues`) and names a single-valued topic
+(:mod:`memscribe.read.topics`) closes each older current statement that the candidate search returned, that is
+about the same subject and on the same topic: its version gets ``valid_to`` (an UPDATE journaled with the
+reason), so it leaves current search but stays in history. Statements that are hypothetical, temporary,
+questions or someone else's never close anything, and an older statement (a late import) never closes a newer
+one. On multi-valued topics (pets, children, hobbies) only an ending closes, and only statements that share a
+name or content word with it ("Clover was put to sleep" closes "we adopted Clover").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from datetime import datetime
+
+from memscribe.core.records import MemoryDraft, MemoryRecord, Operation, OpKind, Owner
+from memscribe.read.topics import MULTI_TOPICS
+from memscribe.write.lite.cues import changes, ends, hypothetical, temporary
+from memscribe.write.lite.ledger import Ledger, Pending
+from memscribe.write.lite.matching import content_tokens
+from memscribe.write.lite.revise import draft_from_record
+
+__all__ = ["TopicReplacer", "statement_tags"]
+
+_SWITCH = re.compile(
+    r"\b(?:switched|switching|instead|now|replaced|moved to|started|joined|took up|new|for a|to a)\b|换成|改成|现在",
+    re.IGNORECASE,
+)
+_NEVER_REPLACES = frozenset({"hypothetical", "temporary", "recommendation"})
+_CANDIDATES = 12
+
+
+def statement_tags(text: str) -> tuple[str, ...]:
+    """Tags that say how a statement holds: ``hypothetical``, ``temporary``, ``ended``."""
+    tags = []
+    if hypothetical(text):
+        tags.append("hypothetical")
+    if temporary(text):
+        tags.append("temporary")
+    if ends(text) and not _SWITCH.search(text):  # "gave up on portuguese and switched to italian" goes on
+        tags.append("ended")
+    return tuple(tags)
+
+
+def _topics(metadata: object) -> set[str]:
+    found = metadata.get("topics") if isinstance(metadata, dict) else None
+    return {t for t in found if isinstance(t, str)} if isinstance(found, list) else set()
+
+
+class TopicReplacer:
+    """Closes older statements that a newer statement on the same single-valued topic replaces."""
+
+    def __init__(self, ledger: Ledger) -> None:
+        self.ledger = ledger
+
+    def replace(self, entry: Pending, at: datetime, speaker: str) -> None:
+        """Close what ``entry`` (a statement just proposed) replaces; or, when it is older than a statement on
+        its topic already stored (an old chat imported late), keep it as history."""
+        draft = entry.draft
+        if draft is None or draft.owner is not Owner.USER or _NEVER_REPLACES & set(draft.tags):
+            return
+        topics = _topics(draft.metadata)
+        if self._older_than_known(entry, draft, at, topics - MULTI_TOPICS):
+            return
+        ending = "ended" in draft.tags
+        single = topics - MULTI_TOPICS
+        multi = topics & MULTI_TOPICS if ending else set()
+        if not (single or multi) or not (ending or changes(draft.text)):
+            return
+        start = draft.valid_from or at
+        words = content_tokens(draft.text)
+        seen: set[str] = set()
+        for record in self._candidates(draft):
+            if record.id in seen or not self._comparable(record, draft, start):
+                continue
+            seen.add(record.id)
+            shared = _topics(record.metadata) & single
+            if not shared and _topics(record.metadata) & multi and words & content_tokens(record.text):
+                shared = _topics(record.metadata) & multi
+            if shared:
+                self._close(entry, record, start, at, speaker, sorted(shared))
+
+    def _candidates(self, draft: MemoryDraft) -> list[MemoryRecord]:
+        return self.ledger.stored_similar(draft.text, Owner.USER, limit=_CANDIDATES)
+
+    def _comparable(self, record: MemoryRecord, draft: MemoryDraft, start: datetime) -> bool:
+        return (
+            record.subject.casefold() == draft.subject.casefold()
+            and record.owner is Owner.USER
+            and record.valid_from <= start
+            and record.text != draft.text
+            and record.id not in self.ledger.taken()
+        )
+
+    def _older_than_known(self, entry: Pending, draft: MemoryDraft, at: datetime, single: set[str]) -> bool:
+        if not single or entry.op.kind is not OpKind.ADD or entry.op.target is not None:
+            return False
+        newer = [
+            r
+            for r in self._candidates(draft)
+            if r.subject.casefold() == draft.subject.casefold()
+            and r.owner is Owner.USER
+            and at < r.valid_from
+            and _topics(r.metadata) & single
+            and "hypothetical" not in r.tags
+        ]
+        if not newer:
+            return False
+        first = min(newer, key=lambda r: r.valid_from)
+        start = min(draft.valid_from or at, first.valid_from)
+        reason = f"{entry.op.reason}; older than a stored statement on {', '.join(sorted(single))}: kept as history"
+        history = replace(draft, valid_from=start, valid_to=first.valid_from, tags=(*draft.tags, "history"))
+        self.ledger.revise(entry, draft=history, target=first.id, reason=reason, candidates=(first.id,))
+        return True
+
+    def _close(
+        self, entry: Pending, record: MemoryRecord, start: datetime, at: datetime, speaker: str, topics: list[str]
+    ) -> None:
+        reason = f"replaced by a later statement on {', '.join(topics)} of {record.subject}"
+        draft = entry.draft
+        if entry.op.kind is OpKind.ADD and entry.op.target is None and draft is not None:
+            # The new statement supersedes the first statement it replaces: one version chain, journaled.
+            kept = replace(draft, valid_from=max(draft.valid_from or at, record.valid_from))
+            self.ledger.revise(
+                entry, kind=OpKind.SUPERSEDE, target=record.id, draft=kept, reason=f"{reason}; {entry.op.reason}",
+                candidates=(record.id,),
+            )  # fmt: skip
+            return
+        end = max(start, record.valid_from)
+        closed = draft_from_record(record, valid_to=end, tags=(*record.tags, "replaced"))
+        closed = replace(closed, metadata={**dict(record.metadata), "replaced_on": end.date().isoformat()})
+        self.ledger.propose(Operation(OpKind.UPDATE, reason, closed, record.id, (record.id,)), at, speaker)

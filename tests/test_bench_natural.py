@@ -1,0 +1,90 @@
+"""``bench natural``: the JSONL loader, the scoring rule, a run of two writers and the CLI command."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from memscribe.bench.harness import sdk_factory
+from memscribe.bench.natural import NaturalProbe, judge_probe, load_natural, run_natural
+from memscribe.cli.main import cli
+from memscribe.core.clock import FrozenClock
+from memscribe.errors import InvalidInput
+
+FIXTURE = Path(__file__).parent / "fixtures" / "natural_tiny.jsonl"
+
+
+def test_loader_reads_families_languages_and_probes() -> None:
+    scenarios = load_natural(FIXTURE)
+    assert [(s.family, s.language) for s in scenarios] == [
+        ("employer", "en"), ("home-city", "zh"), ("forget", "en"),
+    ]  # fmt: skip
+    assert scenarios[0].probes[1].stale == ("Initech", "Globex") and len(scenarios[1].episodes) == 2
+
+
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ("{not json", "not valid JSON"),
+        ('{"id": "d1-x", "user": "u", "episodes": []}', "missing 'probes'"),
+        (
+            '{"id": "d1-x", "user": "u", "episodes": [{"t": "2024-01-01", "messages": []}],'
+            ' "probes": [{"after": 3, "query": "q", "expect_any": ["a"], "stale": []}]}',
+            "out of range",
+        ),
+    ],
+)
+def test_loader_names_the_bad_line(tmp_path: Path, line: str, message: str) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text(line + "\n", encoding="utf-8")
+    with pytest.raises(InvalidInput, match=message):
+        load_natural(path)
+
+
+def test_scoring_rule_top1_and_forget_top5() -> None:
+    probe = NaturalProbe(0, "q", ("Stripe",), ("Shopify",))
+    assert judge_probe(probe, ["now at stripe", "was at Shopify"]) == (True, False)
+    assert judge_probe(probe, ["moved from Shopify to Stripe"]) == (False, True)
+    assert judge_probe(probe, ["at Shopify", "at Stripe"]) == (False, True)
+    assert judge_probe(probe, []) == (False, False)
+    forget = NaturalProbe(0, "q", (), ("4471",))
+    assert judge_probe(forget, ["a", "b", "c", "d", "e", "code 4471"]) == (True, False)
+    assert judge_probe(forget, ["a", "code 4471"]) == (False, False)
+
+
+def test_run_reports_accuracy_per_family_and_language(tmp_path: Path) -> None:
+    clock = FrozenClock()
+    results = run_natural(sdk_factory(embedder="hash", clock=clock), "raw", FIXTURE, tmp_path, sim_clock=clock)
+    assert results["counts"] == {"scenarios": 3, "probes": 4}
+    assert results["metrics"]["probes"] == 4 and 0.0 <= results["metrics"]["accuracy"] <= 1.0
+    assert set(results["by_family"]) == {"employer", "home-city", "forget"}
+    assert set(results["by_language"]) == {"en", "zh"} and results["by_language"]["zh"]["probes"] == 1
+    passed = round(results["metrics"]["accuracy"] * 4)
+    assert len(results["failures"]) == 4 - passed
+    # raw keeps the first message, so the employer probe after the change has Initech somewhere in the store
+    assert results["by_family"]["employer"]["probes"] == 2
+
+
+def test_cli_runs_writers_side_by_side_and_writes_json(tmp_path: Path) -> None:
+    out = tmp_path / "n.json"
+    args = [
+        "bench",
+        "natural",
+        "--data",
+        str(FIXTURE),
+        "--writer",
+        "raw,lite",
+        "--embedder",
+        "hash",
+        "--json",
+        str(out),
+    ]
+    done = CliRunner().invoke(cli, args)
+    assert done.exit_code == 0, done.output
+    runs = json.loads(out.read_text(encoding="utf-8"))["runs"]
+    assert [r["writer"] for r in runs] == ["raw", "lite"]
+    assert all(set(r["by_language"]) == {"en", "zh"} for r in runs)
+    assert "per family" in done.output and "employer" in done.output
