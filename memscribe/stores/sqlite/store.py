@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from memscribe.core.cjk import segment_cjk
 from memscribe.core.records import Episode, JournalEntry, MemoryRecord
 from memscribe.errors import EmbeddingMismatch, StoreError, WriteConflict
 from memscribe.stores.ports import Changeset, EpisodeState, Partition, PurgeReport, RecordFilter
@@ -202,7 +203,8 @@ class SQLiteStore(SearchMixin):
                 raise StoreError("a changeset may only write inside its own partition")
             cur = conn.execute(f"INSERT INTO memories ({MEMORY_COLUMNS}) VALUES ({marks})", codec.memory_params(record))
             rowid = cur.lastrowid
-            conn.execute("INSERT INTO memories_fts (rowid, text, part) VALUES (?, ?, ?)", (rowid, record.text, token))
+            keywords = segment_cjk(record.text)  # CJK runs as characters and bigrams
+            conn.execute("INSERT INTO memories_fts (rowid, text, part) VALUES (?, ?, ?)", (rowid, keywords, token))
             if record.version_id in changes.reuse_vector:
                 source = changes.reuse_vector[record.version_id]
                 copied = conn.execute(
