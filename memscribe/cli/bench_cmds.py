@@ -21,6 +21,7 @@ BENCH_COMMANDS: dict[str, str] = {
     "speed": "memscribe.bench.speed:command",
     "updates": "memscribe.bench.writer_cmds:updates_command",
     "locomo": "memscribe.bench.writer_cmds:locomo_command",
+    "longmemeval": "memscribe.bench.longmemeval_cmd:command",
 }
 
 
