@@ -23,7 +23,7 @@ __all__ = ["ENV_VARS", "Setting", "Settings", "memory_config", "open_memory", "r
 ENV_VARS: dict[str, tuple[str, str]] = {
     "MEMSCRIBE_HOME": ("home", "directory holding the store; the database is <home>/memscribe.db"),
     "MEMSCRIBE_WRITER": ("writer", "memory writer: raw, lite, ..."),
-    "MEMSCRIBE_EMBEDDER": ("embedder", "embedder spec: local (MiniLM ONNX) or hash[:dim]"),
+    "MEMSCRIBE_EMBEDDER": ("embedder", "embedder spec: local (MiniLM ONNX), e5 (multilingual) or hash[:dim]"),
     "MEMSCRIBE_TENANT": ("tenant", "tenant every command works in"),
     "MEMSCRIBE_USER": ("user", "default --user for commands that take one"),
     "MEMSCRIBE_LLM": ("llm", "model for the pro/ultra writers as provider:model, e.g. vllm:Qwen/Qwen3-8B"),
