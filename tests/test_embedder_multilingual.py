@@ -68,3 +68,4 @@ def test_memory_search_in_chinese_with_the_multilingual_embedder(tmp_path: Path,
             m.add(text, user_id="u")
         hits = m.search("我现在住在哪个城市？", user_id="u", limit=1)["results"]
         assert hits and "深圳" in hits[0]["memory"]
+
