@@ -42,7 +42,7 @@ ENV_VARS: dict[str, tuple[str, str]] = {
     "MEMSCRIBE_HOME": ("home", "directory holding the store; the database is <home>/memscribe.db"),
     "MEMSCRIBE_CONFIG": ("config", "TOML config file (default: <home>/config.toml)"),
     "MEMSCRIBE_WRITER": ("writer", "memory writer: raw, lite, pro, ultra, ..."),
-    "MEMSCRIBE_EMBEDDER": ("embedder", "embedder spec: local (MiniLM ONNX) or hash[:dim]"),
+    "MEMSCRIBE_EMBEDDER": ("embedder", "embedder spec: local (MiniLM ONNX), e5 (multilingual) or hash[:dim]"),
     "MEMSCRIBE_TENANT": ("tenant", "tenant every command works in"),
     "MEMSCRIBE_USER": ("user", "default --user for commands that take one"),
     "MEMSCRIBE_PROJECT": ("project", "project for the MCP server (default: the git root of the working directory)"),

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from memscribe.bench.harness import MemoryLike, sdk_factory
-from memscribe.bench.locomo import load_locomo, run_locomo, session_messages
+from memscribe.bench.locomo import Turn, is_filler, load_locomo, run_locomo, session_messages
 from memscribe.bench.report import render_text, write_json
 from memscribe.bench.scenarios import Scenario, generate_scenarios
 from memscribe.bench.updates import QUICK_SCENARIOS, run_updates
@@ -247,3 +247,25 @@ def test_both_benchmarks_drive_the_real_sdk(tmp_path: Path) -> None:
     locomo = run_locomo(make, "raw", FIXTURE, tmp_path)
     assert locomo["counts"]["unresolved_results"] == 0  # provenance maps back to turn ids
     assert locomo["by_category"]["4"]["recall_all@10"] == 1.0
+
+
+def test_locomo_counts_turns_that_stored_nothing_with_fillers_apart(tmp_path: Path) -> None:
+    stored_all = run_locomo(sdk_factory(embedder="hash"), "raw", FIXTURE, tmp_path)["coverage"]
+    assert stored_all["turns"] == 9 == stored_all["memorable_turns"] + stored_all["filler_turns"]
+    assert stored_all["memorable_stored_nothing"] == 0 and stored_all["stored_nothing_share"] == 0.0
+
+    class ForgetsEverything(WordMemory):
+        def list(self, *, user_id: str) -> Mapping[str, Any]:
+            return {"results": []}
+
+    nothing = run_locomo(lambda w, p: ForgetsEverything(p), "raw", FIXTURE, tmp_path)["coverage"]
+    assert nothing["memorable_stored_nothing"] == nothing["memorable_turns"] > 0
+    assert nothing["stored_nothing_share"] == 1.0 and nothing["filler_stored_nothing"] == nothing["filler_turns"]
+    assert "stored nothing" in render_text(run_locomo(lambda w, p: WordMemory(p), "raw", FIXTURE, tmp_path))
+
+
+def test_greetings_and_reactions_are_fillers_and_facts_and_photos_are_not() -> None:
+    assert is_filler(Turn("D1:1", "Mel", "Hey Caroline! Good to see you, how have you been?"))
+    assert is_filler(Turn("D1:2", "Mel", "Thanks so much, that's awesome!"))
+    assert not is_filler(Turn("D1:3", "Mel", "We adopted a cat too, her name is Pepper."))
+    assert not is_filler(Turn("D1:4", "Mel", "Look!", caption="a photo of a dog on a beach"))

@@ -306,13 +306,15 @@ def test_env_user_and_tenant_are_used(run: Run) -> None:
 def test_bench_group_lists_speed_and_runs_a_smoke_test(run: Run, tmp_path: Path) -> None:
     assert "speed" in run("bench", "--help").stdout
     out = tmp_path / "speed.json"
-    args = ["--sizes", "40", "--queries", "3", "--turns", "6", "--import-runs", "1", "--embedder", "hash"]
+    args = ["--sizes", "40", "--queries", "3", "--turns", "6", "--import-runs", "1", "--embedder", "hash",
+            "--add-at", "50", "--adds", "3"]  # fmt: skip
     result = run("bench", "speed", *args, "--real-max", "10", "-o", str(out), "--json")
     report = as_json(result)
     assert report == json.loads(out.read_text())
     (row,) = report["search"]
     assert row["n"] == 40 and row["search_p50_ms"] > 0 and "synthetic" in row["vectors"]
     assert report["add"]["turns"] == 6 and report["import"]["import_ms"] > 0
+    assert [(r["writer"], r["memories"], r["adds"]) for r in report["add_at"]] == [("raw", 50, 3), ("lite", 50, 3)]
     assert report["weight"]["base_install_mb"] > 0
 
 

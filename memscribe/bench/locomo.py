@@ -10,6 +10,10 @@ and text of the returned memories, without an LLM (``research/benchmarks.md`` §
 * ``contain@k``: the normalised gold answer occurs in the top-k memory texts joined with their session dates
   (categories 1-4; category 3 gold cut at ``;``), and ``contain_parts@k`` for multi-hop answers.
 
+After each conversation is ingested, its current memories are listed and every turn that no current memory
+points at counts as *stored nothing*: ``coverage`` gives their share among memorable turns, with greetings,
+thanks and reactions (:func:`is_filler`) counted apart.
+
 Provenance is mapped back to turn ids in the harness: an episode is one session, so the ``episode_id`` (from
 ``add()``, or learnt from the memory ids it returned) names the session and ``message_indices`` index its turns.
 Questions whose normalised evidence is empty are left out of recall (4 in LoCoMo-10). "overall" is the
@@ -51,6 +55,7 @@ from memscribe.bench.metrics import (
     normalize_evidence,
     parts_containment,
 )
+from memscribe.core.text import keyword_terms
 
 __all__ = [
     "CATEGORY_NAMES",
@@ -59,6 +64,7 @@ __all__ = [
     "Question",
     "Session",
     "Turn",
+    "is_filler",
     "load_locomo",
     "run_locomo",
     "session_messages",
@@ -193,7 +199,7 @@ class _ProvenanceMap:
             if row.get("event") in ("ADD", "UPDATE", "SUPERSEDE") and row.get("id") is not None:
                 self.by_memory[str(row["id"])] = key
 
-    def resolve(self, row: Mapping[str, Any]) -> tuple[set[str], str]:
+    def resolve(self, row: Mapping[str, Any], *, count: bool = True) -> tuple[set[str], str]:
         episode, indices = provenance_of(row)
         key = self.by_episode.get(episode) if episode is not None else None
         if key is None:
@@ -201,7 +207,7 @@ class _ProvenanceMap:
             if key is not None and episode is not None:
                 self.by_episode[episode] = key
         if key is None:
-            self.unresolved += 1
+            self.unresolved += count
             return set(), ""
         dia_ids, date = self.sessions[key]
         return {dia_ids[i] for i in indices if 0 <= i < len(dia_ids)}, date
@@ -221,6 +227,7 @@ def run_locomo(
     store = fresh_store_dir(Path(workdir), f"locomo-{writer}")
     memory = make_memory(writer, store)
     clock, table, prov, events = RunClock(), MeanTable(), _ProvenanceMap(), Counter[str]()
+    coverage = Counter[str]()
     try:
         for done, conv in enumerate(conversations, 1):
             user = f"locomo-{conv.sample_id}"
@@ -232,6 +239,7 @@ def run_locomo(
                     answer = memory.add(messages, user_id=user, timestamp=session.timestamp, source=SOURCE)
                 events.update(str(row.get("event", "")) for row in result_rows(answer))
                 prov.learn(answer, dia_ids, session.date_time)
+            coverage.update(_coverage(memory, user, conv, prov))
             for question in conv.questions:
                 _score(memory, user, question, prov, clock, table)
             if progress is not None:
@@ -239,7 +247,72 @@ def run_locomo(
         engine_stats = json_safe(memory.stats())
     finally:
         close_quietly(memory)
-    return _results(writer, Path(data_path), conversations, table, prov, events, clock, store, engine_stats)
+    results = _results(writer, Path(data_path), conversations, table, prov, events, clock, store, engine_stats)
+    results["coverage"] = _coverage_summary(coverage)
+    return results
+
+
+# Words of greetings, thanks and reactions: a turn made only of these (and names) stores nothing worth asking.
+_FILLER_WORDS = frozenset(
+    (
+        "hi", "hey", "hello", "hiya", "yo", "thanks", "thank", "bye", "goodbye", "wow", "great", "awesome", "cool",
+        "nice", "amazing", "congrats", "congratulations", "glad", "happy", "sure", "yeah", "yes", "yep", "ok", "okay",
+        "lol", "haha", "good", "love", "see", "soon", "talk", "later", "take", "care", "sounds", "sound", "really",
+        "totally", "absolutely", "agree", "definitely", "exactly", "right", "true", "oh", "ah", "aw", "awww", "omg",
+        "hope", "hoping", "day", "you're", "that's", "what's", "how's", "glad", "catch", "chat", "keep", "going",
+        "well", "fun"
+    )
+)
+
+
+def is_filler(turn: Turn) -> bool:
+    """Whether a turn is a greeting, thanks or reaction: no photo, and fewer than three content words
+    outside :data:`_FILLER_WORDS`. Such turns may store nothing; they are counted apart."""
+    if turn.caption:
+        return False
+    return len([w for w in keyword_terms(turn.text, 64) if w not in _FILLER_WORDS]) < 3
+
+
+def _current_rows(memory: MemoryLike, user: str, page: int = 500) -> list[Mapping[str, Any]]:
+    """Every current memory of ``user``, paging when the memory's ``list`` takes ``limit``/``offset``."""
+    rows: list[Mapping[str, Any]] = []
+    while True:
+        try:
+            batch = result_rows(memory.list(user_id=user, limit=page, offset=len(rows)))  # type: ignore[call-arg]
+        except TypeError:  # a MemoryLike whose list() returns everything at once
+            return result_rows(memory.list(user_id=user))
+        rows += batch
+        if len(batch) < page:
+            return rows
+
+
+def _coverage(memory: MemoryLike, user: str, conv: Conversation, prov: _ProvenanceMap) -> Counter[str]:
+    """Turns of one conversation by whether a current memory points at them, fillers apart."""
+    covered: set[str] = set()
+    for row in _current_rows(memory, user):
+        covered |= prov.resolve(row, count=False)[0]
+    counts = Counter[str]()
+    for turn in (t for s in conv.sessions for t in s.turns if t.content()):
+        kind = "filler" if is_filler(turn) else "memorable"
+        counts[f"{kind}_turns"] += 1
+        counts[f"{kind}_stored_nothing"] += turn.dia_id not in covered
+    return counts
+
+
+def _coverage_summary(counts: Counter[str]) -> dict[str, Any]:
+    memorable, nothing = counts["memorable_turns"], counts["memorable_stored_nothing"]
+    everything = memorable + counts["filler_turns"]
+    return {
+        "turns": everything,
+        "filler_turns": counts["filler_turns"],
+        "filler_stored_nothing": counts["filler_stored_nothing"],
+        "memorable_turns": memorable,
+        "memorable_stored_nothing": nothing,
+        "stored_nothing_share": round(nothing / memorable, 4) if memorable else 0.0,
+        "stored_nothing_share_all_turns": (
+            round((nothing + counts["filler_stored_nothing"]) / everything, 4) if everything else 0.0
+        ),
+    }
 
 
 def _score(memory: MemoryLike, user: str, q: Question, prov: _ProvenanceMap, clock: RunClock, table: MeanTable) -> None:

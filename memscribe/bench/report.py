@@ -98,6 +98,19 @@ def _cost_rows(cost: Mapping[str, Any]) -> list[tuple[str, str]]:
     ]
 
 
+def _coverage_rows(coverage: Mapping[str, Any] | None) -> list[tuple[str, str]]:
+    if not coverage:
+        return []
+    return [
+        (
+            "stored nothing",
+            f"{_fmt(coverage.get('stored_nothing_share'))} of {coverage.get('memorable_turns')} memorable turns "
+            f"({coverage.get('memorable_stored_nothing')}); greetings and fillers apart: "
+            f"{coverage.get('filler_stored_nothing')} of {coverage.get('filler_turns')}",
+        )
+    ]
+
+
 def _kv_table(title: str, rows: Sequence[tuple[str, str]]) -> Table:
     table = Table(title=title, show_header=False, title_justify="left")
     table.add_column(style="bold")
@@ -156,6 +169,7 @@ def _locomo_tables(r: Mapping[str, Any]) -> list[Table]:
             f"{counts.get('unresolved_results')} results with unknown provenance",
         ),
         ("operations", ", ".join(f"{k} {v}" for k, v in r.get("operations", {}).get("observed", {}).items())),
+        *_coverage_rows(r.get("coverage")),
         *_cost_rows(r.get("cost", {})),
     ]
     summary = _kv_table("bench locomo", head)

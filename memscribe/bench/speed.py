@@ -59,6 +59,9 @@ class SpeedParams:
     import_runs: int = 5
     seed: int = 0
     users: int = 1
+    add_at: int = 10_000  # one-message adds into a store of this many memories (0: skip)
+    adds: int = 400
+    add_writers: tuple[str, ...] = ("raw", "lite")
 
 
 def measure_import(runs: int) -> dict[str, Any]:
@@ -223,6 +226,11 @@ def run_speed(
     with tempfile.TemporaryDirectory(prefix="memscribe-speed-", dir=workdir) as tmp:
         log(f"measuring add throughput ({p.turns} turns, writer {p.writer})")
         report["add"] = measure_add(p, Path(tmp))
+        if p.add_at:
+            from memscribe.bench.speed_add import measure_add_at
+
+            log(f"measuring one-message adds at {p.add_at:,} memories ({', '.join(p.add_writers)})")
+            report["add_at"] = _in_fresh_process(measure_add_at, p, tmp)["rows"]
         report["search"] = []
         for n in p.sizes:
             log(f"measuring search at {n:,} memories")
@@ -288,6 +296,12 @@ def _parse_sizes(options: tuple[str, ...], extra: tuple[int, ...]) -> tuple[int,
     "--users", default=1, show_default=True, type=click.IntRange(min=1),
     help="Deal the memories to this many users; searches ask as one of them.",
 )
+@click.option(
+    "--add-at", default=10_000, show_default=True, type=click.IntRange(min=0),
+    help="One-message adds into a store of this many memories (0 skips).",
+)
+@click.option("--adds", default=400, show_default=True, type=click.IntRange(min=1), help="Adds per writer there.")
+@click.option("--add-writers", default="raw,lite", show_default=True, help="Writers for those adds, comma-separated.")
 @click.option("--import-runs", default=5, show_default=True, help="Fresh interpreters for the import time.")
 @click.option(
     "--output",
@@ -300,13 +314,16 @@ def _parse_sizes(options: tuple[str, ...], extra: tuple[int, ...]) -> tuple[int,
 @click.option("--json", "as_json", is_flag=True, help="Print the JSON report instead of tables.")
 def command(
     extra_sizes: tuple[int, ...], sizes: tuple[str, ...], queries: int, turns: int, writer: str,
-    embedder: str, real_max: int, users: int, import_runs: int, output: Path, as_json: bool,
+    embedder: str, real_max: int, users: int, add_at: int, adds: int, add_writers: str, import_runs: int,
+    output: Path, as_json: bool,
 ) -> None:  # fmt: skip
     """Measure import time, add throughput, search latency at N memories, index memory and install size."""
     from memscribe.bench.speed_report import render
 
+    writers = tuple(w.strip() for w in add_writers.split(",") if w.strip())
     params = SpeedParams(sizes=_parse_sizes(sizes, extra_sizes), queries=queries, turns=turns, writer=writer,
-                         embedder=embedder, real_max=real_max, import_runs=import_runs, users=users)  # fmt: skip
+                         embedder=embedder, real_max=real_max, import_runs=import_runs, users=users, add_at=add_at,
+                         adds=adds, add_writers=writers)  # fmt: skip
     report = run_speed(params)
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps(report, indent=2))

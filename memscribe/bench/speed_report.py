@@ -56,6 +56,8 @@ def render(report: dict[str, Any]) -> None:
         "base install", f"{weight['base_install_mb']} MiB ({len(weight['base_distributions'])} distributions)"
     )
     out.print(head)
+    if report.get("add_at"):
+        _add_at_table(out, report["add_at"])
     table = Table(title="search through Memory.search (limit 10)", title_justify="left")
     table.add_column("memories", style="bold")
     for row in report["search"]:
@@ -65,3 +67,17 @@ def render(report: dict[str, Any]) -> None:
     out.print(table)
     for row in report["search"]:
         out.print(f"[dim]{row['n']:,} memories: {row['vectors']}[/dim]")
+
+
+def _add_at_table(out: Any, rows: list[dict[str, Any]]) -> None:
+    from rich.table import Table
+
+    first = rows[0]
+    table = Table(title=f"one-message Memory.add into {first['memories']:,} memories ({first['embedder']})",
+                  title_justify="left")  # fmt: skip
+    for column in ("writer", "adds/s", "add p50 ms", "add p95 ms", "CPU ms per add", "adds"):
+        table.add_column(column, justify="left" if column == "writer" else "right")
+    for row in rows:
+        table.add_row(row["writer"], *(str(row[k]) for k in ("adds_per_s", "add_p50_ms", "add_p95_ms",
+                                                               "cpu_ms_per_add", "adds")))  # fmt: skip
+    out.print(table)

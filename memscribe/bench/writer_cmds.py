@@ -45,11 +45,25 @@ def _compare(results: Sequence[dict[str, Any]], keys: Sequence[str], section: st
         table.add_column(str(r["writer"]), justify="right")
     for key in keys:
         table.add_row(key, *[str(r.get(section, {}).get(key, "—")) for r in results])
+    _category_rows(table, results, ("recall_all@10", "contain@10"))
+    if any("coverage" in r for r in results):
+        shares = [str(r.get("coverage", {}).get("stored_nothing_share", "—")) for r in results]
+        table.add_row("stored nothing (memorable turns)", *shares)
     for key in ("turns_per_second", "store_bytes"):
         table.add_row(key, *[str(r.get("cost", {}).get(key, "—")) for r in results])
     for key in ("calls_per_add", "tokens_in_per_add", "tokens_out_per_add"):
         table.add_row(f"llm {key}", *[str(r.get("llm", {}).get(key, "—")) for r in results])
     return table
+
+
+def _category_rows(table: Table, results: Sequence[dict[str, Any]], keys: Sequence[str]) -> None:
+    """Per-category rows (LoCoMo), so a writer's gain overall cannot hide a category it loses."""
+    categories = sorted({c for r in results for c in r.get("by_category", {})})
+    for cat in categories:
+        name = next(r["by_category"][cat].get("name", "") for r in results if cat in r.get("by_category", {}))
+        for key in keys:
+            cells = [str(r.get("by_category", {}).get(cat, {}).get(key, "—")) for r in results]
+            table.add_row(f"{cat} {name} {key}", *cells)
 
 
 def _run_all(

@@ -22,6 +22,7 @@ BENCH_COMMANDS: dict[str, str] = {
     "updates": "memscribe.bench.writer_cmds:updates_command",
     "locomo": "memscribe.bench.writer_cmds:locomo_command",
     "natural": "memscribe.bench.natural:command",
+    "longmemeval": "memscribe.bench.longmemeval_cmd:command",
 }
 
 

@@ -67,7 +67,7 @@ class MemscribeGroup(click.Group):
 @click.option(
     "--embedder",
     default=None,
-    help="Embedder: local (MiniLM ONNX) or hash[:dim] (default: $MEMSCRIBE_EMBEDDER or local).",
+    help="Embedder: local (MiniLM ONNX), e5 (multilingual) or hash[:dim] (default: $MEMSCRIBE_EMBEDDER or local).",
 )
 @click.option("--tenant", default=None, help="Tenant to work in (default: $MEMSCRIBE_TENANT or default).")
 @click.option("--llm", default=None, help="Model for LLM writers, provider:model (default: $MEMSCRIBE_LLM).")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from memscribe.core.cjk import STOP_CHARACTERS, has_cjk, query_segments
+
 __all__ = ["estimate_tokens", "keyword_terms", "normalize"]
 
 _WORD = re.compile(r"[\w']+", re.UNICODE)
@@ -127,12 +129,15 @@ def normalize(text: str) -> str:
 
 
 def keyword_terms(text: str, limit: int = 32) -> list[str]:
-    """Distinct content words of a query, stopwords removed, in first-seen order."""
+    """Distinct content words of a query, stopwords removed, in first-seen order. Chinese, Japanese and
+    Korean runs give their character bigrams and characters (``memscribe.core.cjk``), as the index holds them."""
     seen: dict[str, None] = {}
-    for word in _WORD.findall(text.lower()):
+    for word in _WORD.findall(query_segments(text.lower())):
         word = word.strip("'")
         if (len(word) > 1 and word not in STOPWORDS and not word.isdigit()) or (word.isdigit() and len(word) == 4):
             seen.setdefault(word, None)
+        elif len(word) == 1 and word not in STOP_CHARACTERS and has_cjk(word):
+            seen.setdefault(word, None)  # one CJK character is a word ("猫")
         if len(seen) >= limit:
             break
     return list(seen)

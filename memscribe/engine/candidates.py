@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from memscribe.core.records import MemoryRecord
+from memscribe.core.text import normalize
 from memscribe.read.search import gather_hits
 from memscribe.stores.ports import Partition, RecordFilter
 
@@ -18,14 +19,22 @@ __all__ = ["EmbeddingCache", "StoreCandidates"]
 
 
 class EmbeddingCache:
-    """Vectors computed once per episode: statements embedded for candidate search are reused on write."""
+    """Vectors computed once per episode: statements embedded for candidate search are reused on write.
 
-    def __init__(self, core: Core) -> None:
+    ``likely`` names texts the writer will probably ask for (the episode's messages). They are embedded
+    together, in one model call, when the first of them is asked for, and not at all when none is: a
+    writer that stores rewritten statements never pays for embedding the raw messages."""
+
+    def __init__(self, core: Core, likely: Sequence[str] = ()) -> None:
         self.core = core
         self._vectors: dict[str, Vectors] = {}
+        self._likely = set(likely)
 
     def warm(self, texts: Sequence[str]) -> None:
         missing = list(dict.fromkeys(t for t in texts if t and t not in self._vectors))
+        if any(t in self._likely for t in missing):
+            missing += [t for t in self._likely if t not in self._vectors and t not in missing]
+            self._likely = set()
         if missing:
             for text, vector in zip(missing, self.core.embedder.embed(missing), strict=True):
                 self._vectors[text] = vector
@@ -70,6 +79,18 @@ class StoreCandidates:
             query_vector=self.cache.get(text),
         )
         return self._mine([h.record for h in hits])
+
+    def identical(self, text: str, limit: int = 5) -> list[MemoryRecord]:
+        """Current memories whose text is ``text`` up to case and spacing. An identical text has an
+        identical vector, the nearest there is, so the vector index alone finds it: no keyword search,
+        no fusion (what the ``raw`` writer needs to confirm a repeated message)."""
+        key = normalize(text)
+        hits = self.core.store.vector_search(
+            self.partition, self.cache.get(text), self.core.embedder.model_id, self.flt, limit
+        )
+        order = [vid for vid, _ in hits]
+        records = sorted(self.core.store.by_version_ids(self.partition, order), key=lambda r: order.index(r.version_id))
+        return [r for r in records if normalize(r.text) == key]
 
     def by_slot(self, slot: str) -> list[MemoryRecord]:
         return self._mine(self.core.store.by_slot(self.partition, slot))

@@ -88,10 +88,10 @@ def redact_value(value: Any) -> Any:
 
 
 def propose_prepare(core: Core, episode: Episode) -> tuple[EmbeddingCache, datetime, StoreCandidates]:
-    """What a writer needs: the episode's texts embedded once, and candidates read through the store."""
+    """What a writer needs: the episode's texts embedded once (in one batch, when the writer first asks for
+    one of them), and candidates read through the store."""
     now = core.clock.now()
-    cache = EmbeddingCache(core)
-    cache.warm([m.content for m in episode.messages if m.content.strip()])
+    cache = EmbeddingCache(core, likely=[m.content.strip() for m in episode.messages if m.content.strip()])
     return cache, now, StoreCandidates(core, episode.scope.partition, cache, now, episode.scope.project)
 
 

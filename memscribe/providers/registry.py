@@ -9,14 +9,25 @@ __all__ = ["make_embedder"]
 
 
 def make_embedder(spec: str) -> Embedder:
-    """``local`` (MiniLM int8 ONNX, the default), ``hash`` or ``hash:<dim>`` (deterministic fake)."""
+    """``local`` (MiniLM int8 ONNX, the default), ``e5`` (multilingual-e5-small, the ``multilingual`` extra;
+    ``e5:<threads>``), ``hash`` or ``hash:<dim>`` (deterministic fake)."""
     name, _, arg = spec.partition(":")
     if name == "local":
         from memscribe.providers.local import LocalEmbedder
 
         return LocalEmbedder()
+    if name in ("e5", "multilingual"):
+        from memscribe.providers.multilingual import E5Embedder
+
+        return E5Embedder(threads=_positive(arg, spec)) if arg else E5Embedder()
     if name == "hash":
         from memscribe.providers.hashing import HashEmbedder
 
         return HashEmbedder(dim=int(arg)) if arg else HashEmbedder()
-    raise ConfigError(f"unknown embedder {spec!r}; known: local, hash[:dim]")
+    raise ConfigError(f"unknown embedder {spec!r}; known: local, e5[:threads], hash[:dim]")
+
+
+def _positive(arg: str, spec: str) -> int:
+    if not arg.isdigit() or int(arg) < 1:
+        raise ConfigError(f"embedder {spec!r}: expected a positive integer after ':'")
+    return int(arg)

@@ -43,6 +43,7 @@ from memscribe.core.records import (
     ToolCall,
     Usage,
 )
+from memscribe.core.text import keyword_terms
 from memscribe.errors import EmbeddingMismatch, StoreError, WriteConflict
 from memscribe.providers.hashing import HashEmbedder
 from memscribe.stores.filtering import matches
@@ -524,6 +525,30 @@ class StoreContract:
         assert _hit_ids(store.keyword_search(p, ["berlin"], flt, 10)) == {tennis.version_id}
         assert home.version_id in _hit_ids(store.keyword_search(p, ["berlin"], HISTORY, 10))
         assert _hit_ids(store.keyword_search(p, ["paris"], flt, 10)) == {moved.version_id}
+
+    def test_keyword_search_segments_cjk(self, store: Store) -> None:
+        """Chinese, Japanese and Korean text has no spaces: a word inside a clause is found by its bigrams
+        (two or more characters, as a phrase) or as one character; the terms come from ``keyword_terms``."""
+        home = make_record(ALICE, "我住在北京朝阳区，离公司很近。")
+        cat = make_record(ALICE, "我家还有一只猫，叫咪咪。")
+        work = make_record(ALICE, "東京に住んでいて、ソニーで働いています。")
+        seoul = make_record(ALICE, "저는 서울에 살고 삼성에서 일해요.")
+        mixed = make_record(ALICE, "我用iPhone拍照")
+        self._write(store, ALICE, home, cat, work, seoul, mixed)
+        p, flt = ALICE.partition, RecordFilter()
+
+        def top(query: str) -> str | None:
+            hits = store.keyword_search(p, keyword_terms(query), flt, 10)
+            return hits[0][0] if hits else None
+
+        assert top("北京") == top("我住在哪里？") == home.version_id
+        assert top("猫") == cat.version_id  # a one-character word
+        assert top("東京") == top("ソニー") == work.version_id
+        assert top("서울") == seoul.version_id
+        assert _hit_ids(store.keyword_search(p, ["iphone"], flt, 10)) == {mixed.version_id}  # glued to CJK
+        assert _hit_ids(store.keyword_search(p, ["北京"], flt, 10)) == {home.version_id}
+        assert _hit_ids(store.keyword_search(p, ["朝阳区"], flt, 10)) == {home.version_id}  # phrase of bigrams
+        assert store.keyword_search(p, ["阳朝"], flt, 10) == [] == store.keyword_search(p, ["上海"], flt, 10)
 
     def test_vector_search(self, store: Store) -> None:
         texts = ["Alice lives in Berlin", "Alice likes green tea", "Bob plays tennis on Sundays"]

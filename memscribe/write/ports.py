@@ -13,7 +13,7 @@ from typing import Protocol, runtime_checkable
 from memscribe.core.clock import Clock
 from memscribe.core.records import Episode, MemoryRecord, Operation
 
-__all__ = ["CandidateSource", "WriteContext", "Writer", "writer_rejections", "writer_skips"]
+__all__ = ["CandidateSource", "ExactCandidates", "WriteContext", "Writer", "writer_rejections", "writer_skips"]
 
 
 class CandidateSource(Protocol):
@@ -29,6 +29,16 @@ class CandidateSource(Protocol):
 
     def by_subject(self, subject: str, limit: int = 50) -> list[MemoryRecord]:
         """Current memories about ``subject``."""
+        ...
+
+
+@runtime_checkable
+class ExactCandidates(Protocol):
+    """What a candidate source may offer beside :class:`CandidateSource`: an exact-text lookup, cheaper
+    than a hybrid search, for writers that only need to know whether a text is already stored."""
+
+    def identical(self, text: str, limit: int = 5) -> list[MemoryRecord]:
+        """Current memories whose text equals ``text`` up to case and spacing."""
         ...
 
 

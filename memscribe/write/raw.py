@@ -9,7 +9,7 @@ from __future__ import annotations
 from memscribe.core.clock import Clock
 from memscribe.core.records import Episode, MemoryDraft, Operation, OpKind, Owner
 from memscribe.core.text import normalize
-from memscribe.write.ports import CandidateSource, WriteContext
+from memscribe.write.ports import CandidateSource, ExactCandidates, WriteContext
 
 __all__ = ["RawWriter"]
 
@@ -31,7 +31,10 @@ class RawWriter:
                 continue
             subject = (message.name or message.role).casefold()
             key = normalize(text)
-            same = [m for m in candidates.similar(text, limit=5) if normalize(m.text) == key]
+            if isinstance(candidates, ExactCandidates):  # no hybrid search just to find a repeat
+                same = candidates.identical(text, limit=5)
+            else:
+                same = [m for m in candidates.similar(text, limit=5) if normalize(m.text) == key]
             if same or key in seen:
                 target = same[0].id if same else None
                 if target:

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memscribe.core.cjk import has_cjk, segment_cjk
 from memscribe.stores.erasure import ERASED, Needles, needles_of
 from memscribe.stores.ports import Partition, PurgeReport
 from memscribe.stores.sqlite import codec
@@ -175,7 +176,9 @@ def _needles(conn: sqlite3.Connection, partition: Partition) -> set[bytes]:
     for (messages,) in conn.execute("SELECT messages FROM episodes WHERE tenant = ? AND user_id = ?", partition):
         texts.update(m.get("content") or "" for m in json.loads(messages))
     # Very short strings ("ok", "yes") occur by chance in any file; they identify nobody.
-    return {text.encode("utf-8") for text in texts if len(text.strip()) >= 12}
+    kept = {text for text in texts if len(text.strip()) >= 12}
+    kept |= {segment_cjk(text) for text in kept if has_cjk(text)}  # as the keyword index held them
+    return {text.encode("utf-8") for text in kept}
 
 
 def _held_elsewhere(conn: sqlite3.Connection, needles: set[bytes]) -> set[bytes]:

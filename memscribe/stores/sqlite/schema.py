@@ -1,13 +1,26 @@
 """Ordered, named migrations. Each runs once, in order, inside a transaction, and is recorded in
-``migrations``. Never edit a released migration: add a new one."""
+``migrations``. Never edit a released migration: add a new one. A migration is SQL, or a function of the
+connection when rows must be rewritten by Python code."""
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
+
+from memscribe.core.cjk import has_cjk, segment_cjk
 
 __all__ = ["MIGRATIONS", "migrate", "pending_migrations"]
 
-MIGRATIONS: tuple[tuple[str, str], ...] = (
+
+def _segment_cjk_keywords(conn: sqlite3.Connection) -> None:
+    """Re-index the texts holding Chinese, Japanese or Korean as characters and character bigrams
+    (``core.cjk``), which is how keyword search reads them from now on. Other texts stay as they were."""
+    rows = conn.execute("SELECT rowid, text FROM memories_fts").fetchall()
+    changed = [(segment_cjk(text), rowid) for rowid, text in rows if has_cjk(text)]
+    conn.executemany("UPDATE memories_fts SET text = ? WHERE rowid = ?", changed)
+
+
+MIGRATIONS: tuple[tuple[str, str | Callable[[sqlite3.Connection], None]], ...] = (
     (
         "0001_records",
         """
@@ -125,6 +138,7 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         ALTER TABLE episodes ADD COLUMN retry_at TEXT;
         """,
     ),
+    ("0004_cjk_keywords", _segment_cjk_keywords),
 )
 
 
@@ -147,8 +161,11 @@ def migrate(conn: sqlite3.Connection) -> list[str]:
             continue
         conn.execute("BEGIN IMMEDIATE")
         try:
-            for statement in _statements(sql):
-                conn.execute(statement)
+            if callable(sql):
+                sql(conn)
+            else:
+                for statement in _statements(sql):
+                    conn.execute(statement)
             conn.execute("INSERT INTO migrations VALUES (?, datetime('now'))", (name,))
             conn.execute("COMMIT")
         except BaseException:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from memscribe.core.cjk import bigram_phrase
 from memscribe.errors import EmbeddingMismatch
 from memscribe.stores.ports import Partition, RecordFilter
 from memscribe.stores.sqlite.filters import where
@@ -51,7 +52,7 @@ class SearchMixin:
             # When even the rarest word matches more documents than the budget, BM25 cannot tell them apart
             # in useful time: take the newest matches.
             ranked = rarest <= MATCHED_DOCS_BUDGET
-        words = " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
+        words = " OR ".join(_phrase(term) for term in terms)
         match = f"{part} AND ({words})" if narrower else f"({words})"
         clause, params = where(partition, flt)
         # Rank inside FTS first (joining every match to its row before ranking costs twice as much), then
@@ -183,3 +184,8 @@ class SearchMixin:
 
         result: list[tuple[str, float]] = self._read(run, [])
         return result
+
+
+def _phrase(term: str) -> str:
+    """``term`` as an FTS5 phrase; a CJK term becomes the phrase of its bigrams, as the index holds them."""
+    return '"' + bigram_phrase(term).replace('"', '""') + '"'

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from memscribe.core.cjk import segment_cjk
 from memscribe.core.records import JournalEntry, MemoryRecord
 from memscribe.errors import EmbeddingMismatch, InvalidInput, NotFound, StoreError, StoreReadOnly, WriteConflict
 from memscribe.stores.ports import Changeset, Partition, PurgeReport, RecordFilter
@@ -147,7 +148,8 @@ class SQLiteStore(EpisodeMixin, SearchMixin):
                 raise InvalidInput(f"memory id {record.id!r} cannot be used here")
             cur = conn.execute(f"INSERT INTO memories ({MEMORY_COLUMNS}) VALUES ({marks})", codec.memory_params(record))
             rowid = cur.lastrowid
-            conn.execute("INSERT INTO memories_fts (rowid, text, part) VALUES (?, ?, ?)", (rowid, record.text, token))
+            keywords = segment_cjk(record.text)  # CJK runs as characters and bigrams
+            conn.execute("INSERT INTO memories_fts (rowid, text, part) VALUES (?, ?, ?)", (rowid, keywords, token))
             if record.version_id in changes.reuse_vector:
                 source = changes.reuse_vector[record.version_id]
                 copied = conn.execute(

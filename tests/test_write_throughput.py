@@ -1,0 +1,70 @@
+"""Work the write path skips or batches: one model call for a multi-message add, no embedding of messages a
+writer never asks for, no hybrid search for the raw writer's repeat check."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memscribe import Memory
+from memscribe.providers.hashing import HashEmbedder
+from memscribe.stores.sqlite import SQLiteStore
+
+
+class CountingEmbedder(HashEmbedder):
+    """The hash embedder, recording the texts of every call."""
+
+    def __init__(self) -> None:
+        super().__init__(64)
+        self.calls: list[list[str]] = []
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        self.calls.append(list(texts))
+        return super().embed(texts)
+
+
+MESSAGES = [
+    {"role": "user", "content": "Our team ships the billing service every Thursday."},
+    {"role": "assistant", "content": "Noted, Thursday releases for billing."},
+    {"role": "user", "content": "The staging database lives on host db-7."},
+]
+
+
+def test_a_raw_add_of_several_messages_embeds_them_in_one_call(tmp_path: Path) -> None:
+    embedder = CountingEmbedder()
+    with Memory(tmp_path / "s.db", writer="raw", embedder=embedder) as m:
+        added = m.add(MESSAGES, user_id="u")["results"]
+    assert [r["event"] for r in added] == ["ADD", "ADD", "ADD"]
+    assert len(embedder.calls) == 1 and sorted(embedder.calls[0]) == sorted(x["content"] for x in MESSAGES)
+
+
+def test_a_repeated_message_is_confirmed_without_a_keyword_search(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = SQLiteStore(tmp_path / "s.db")
+    with Memory(store=store, writer="raw", embedder="hash") as m:
+        first = m.add("The staging database lives on host db-7.", user_id="u")["results"]
+
+        def no_keyword_search(*args: object, **kwargs: object) -> list[tuple[str, float]]:
+            raise AssertionError("the raw writer's repeat check ran a keyword search")
+
+        monkeypatch.setattr(store, "keyword_search", no_keyword_search)
+        again = m.add("the staging  database lives on host db-7.", user_id="u")["results"]
+        other = m.add("The production database lives on host db-9.", user_id="u")["results"]
+    assert [(r["id"], r["event"]) for r in again] == [(first[0]["id"], "NOOP")]
+    assert other[0]["event"] == "ADD"
+
+
+def test_messages_a_writer_never_asks_for_are_not_embedded(tmp_path: Path) -> None:
+    embedder = CountingEmbedder()
+    text = "Quick update: I moved to Lisbon in March and I work at a bakery now."
+    with Memory(tmp_path / "s.db", writer="lite", embedder=embedder) as m:
+        stored = [r["memory"] for r in m.add(text, user_id="u")["results"]]
+    embedded = [t for call in embedder.calls for t in call]
+    assert stored and all(s in embedded for s in stored)  # what is stored is embedded, once
+    if text not in stored:
+        assert text not in embedded  # the raw message only when the writer uses it
+    assert len(embedded) == len(set(embedded))
