@@ -28,6 +28,7 @@ ENV_VARS: dict[str, tuple[str, str]] = {
     "MEMSCRIBE_USER": ("user", "default --user for commands that take one"),
     "MEMSCRIBE_LLM": ("llm", "model for the pro/ultra writers as provider:model, e.g. vllm:Qwen/Qwen3-8B"),
     "MEMSCRIBE_LLM_BASE_URL": ("llm_base_url", "base URL of the model server (default: the provider's)"),
+    "MEMSCRIBE_LLM_STRUCTURED": ("llm_structured", "how the model is asked for JSON: json_schema, json_object or none"),
     "MEMSCRIBE_LLM_API_KEY": ("llm_api_key", "API key for the model (else the provider's own variable)"),
 }
 
@@ -52,6 +53,7 @@ class Settings:
     user: Setting
     llm: Setting
     llm_base_url: Setting
+    llm_structured: Setting
 
     def rows(self) -> list[tuple[str, str | None, str]]:
         """(name, value, source) for every setting, in declaration order."""
@@ -95,6 +97,7 @@ def resolve_settings(flags: Mapping[str, str | None], environ: Mapping[str, str]
         user=_pick(flags.get("user"), "MEMSCRIBE_USER", env, None),
         llm=_pick(flags.get("llm"), "MEMSCRIBE_LLM", env, None),
         llm_base_url=_pick(flags.get("llm_base_url"), "MEMSCRIBE_LLM_BASE_URL", env, None),
+        llm_structured=_pick(flags.get("llm_structured"), "MEMSCRIBE_LLM_STRUCTURED", env, None),
     )
 
 
@@ -115,6 +118,7 @@ def memory_config(settings: Settings, environ: Mapping[str, str] | None = None) 
         llm=settings.llm.value,
         llm_base_url=settings.llm_base_url.value,
         llm_api_key=key,
+        llm_options={"structured": settings.llm_structured.value} if settings.llm_structured.value else {},
     )
 
 
