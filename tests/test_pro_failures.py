@@ -14,7 +14,7 @@ import pytest
 
 from memscribe import AsyncMemory, Memory
 from memscribe.core.clock import FrozenClock
-from memscribe.errors import ModelOutputError, ProviderError, ProviderTimeout, RateLimited
+from memscribe.errors import ProviderError, ProviderTimeout, RateLimited
 from memscribe.providers.openai_compat import OpenAICompatChat, RetryPolicy
 from memscribe.testing.chat import ScriptedChat
 from memscribe.testing.fake_openai import Behaviour, FakeOpenAIServer

@@ -34,7 +34,9 @@ class FixedRules:
     def __init__(self, *batches: list[Operation]) -> None:
         self.batches = deque(batches)
 
-    def propose(self, episode: Episode, candidates: CandidateSource, context: WriteContext, clock: Clock) -> list[Operation]:
+    def propose(
+        self, episode: Episode, candidates: CandidateSource, context: WriteContext, clock: Clock
+    ) -> list[Operation]:
         return list(self.batches.popleft())
 
 

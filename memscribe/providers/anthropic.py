@@ -68,7 +68,9 @@ class AnthropicChat:
         send_temperature: bool | None = None,
     ) -> None:
         self.preset = preset or PRESETS["anthropic"]
-        self.structured = structured_for(structured, self.preset) if not isinstance(structured, StructuredOutput) else structured
+        self.structured = (
+            structured_for(structured, self.preset) if not isinstance(structured, StructuredOutput) else structured
+        )
         if self.structured not in (StructuredOutput.TOOL, StructuredOutput.PROMPT):
             raise ConfigError("the Anthropic adapter supports structured='tool' or 'prompt'")
         self.model = model

@@ -95,7 +95,8 @@ _CONSTRAINTS: dict[StructuredOutput, Callable[[dict[str, Any], dict[str, Any]], 
 
 
 def _structured_style(value: StructuredOutput | str | None, preset: Preset) -> StructuredOutput:
-    style = structured_for(value, preset) if isinstance(value, str) or value is None else value
+    # An explicit StructuredOutput is taken as it is; a choice ("json_schema", "none", ...) maps per preset.
+    style = value if isinstance(value, StructuredOutput) else structured_for(value, preset)
     if style not in _CONSTRAINTS:
         known = ", ".join(sorted(_CONSTRAINTS))
         raise ConfigError(f"structured-output style {style.value!r} needs another adapter; here: {known}")

@@ -21,7 +21,16 @@ from memscribe.errors import ConfigError
 if TYPE_CHECKING:
     from memscribe.providers.chat import ChatModel
 
-__all__ = ["PRESETS", "STRUCTURED_CHOICES", "Preset", "StructuredOutput", "Wire", "make_chat", "parse_spec", "structured_for"]
+__all__ = [
+    "PRESETS",
+    "STRUCTURED_CHOICES",
+    "Preset",
+    "StructuredOutput",
+    "Wire",
+    "make_chat",
+    "parse_spec",
+    "structured_for",
+]
 
 
 class StructuredOutput(enum.StrEnum):
@@ -126,9 +135,7 @@ PRESETS: Mapping[str, Preset] = MappingProxyType(
 )
 
 
-_SCHEMA_STYLES = frozenset(
-    {_S.JSON_SCHEMA, _S.GUIDED_JSON, _S.STRUCTURED_OUTPUTS, _S.JSON_OBJECT_SCHEMA, _S.TOOL}
-)
+_SCHEMA_STYLES = frozenset({_S.JSON_SCHEMA, _S.GUIDED_JSON, _S.STRUCTURED_OUTPUTS, _S.JSON_OBJECT_SCHEMA, _S.TOOL})
 
 STRUCTURED_CHOICES = ("json_schema", "json_object", "none")
 """What ``--llm-structured`` / ``MEMSCRIBE_LLM_STRUCTURED`` offer: the three things a person can tell apart.

@@ -107,14 +107,28 @@ def _malformed(mode: str, turn: int) -> Behaviour:
         "broken_json": Behaviour.text('{"operations": [{"op": "ADD", "text": "unterminated'),
         "wrong_schema": Behaviour.json({"memories": [{"fact": "x"}], "labels": "none"}),
         "unknown_op": Behaviour.json({"operations": [{**op, "op": "MERGE"}], "labels": [{"n": 1, "label": "maybe"}]}),
-        "invented_alias": Behaviour.json({"operations": [{**op, "op": "UPDATE", "target": 90 + turn}],
-                                          "labels": [{"n": 90 + turn, "label": "update"}]}),  # fmt: skip
-        "delete_everything": Behaviour.json({"operations": [{**op, "op": "DELETE", "target": n} for n in range(1, 6)],
-                                             "labels": [{"n": n, "label": "correction"} for n in range(1, 6)]}),  # fmt: skip
-        "other_subject": Behaviour.json({"operations": [{**op, "op": "SUPERSEDE", "target": 1, "subject": "a stranger"}],
-                                         "labels": [{"n": 1, "label": "update"}]}),  # fmt: skip
+        "invented_alias": Behaviour.json(
+            {
+                "operations": [{**op, "op": "UPDATE", "target": 90 + turn}],
+                "labels": [{"n": 90 + turn, "label": "update"}],
+            }
+        ),
+        "delete_everything": Behaviour.json(
+            {
+                "operations": [{**op, "op": "DELETE", "target": n} for n in range(1, 6)],
+                "labels": [{"n": n, "label": "correction"} for n in range(1, 6)],
+            }
+        ),
+        "other_subject": Behaviour.json(
+            {
+                "operations": [{**op, "op": "SUPERSEDE", "target": 1, "subject": "a stranger"}],
+                "labels": [{"n": 1, "label": "update"}],
+            }
+        ),
         "empty_text": Behaviour.json({"operations": [{**op, "op": "ADD", "text": ""}], "labels": []}),
-        "truncated": Behaviour.text('{"operations": [{"op": "ADD", "reason": "r", "text": "The user lo', finish_reason="length"),
+        "truncated": Behaviour.text(
+            '{"operations": [{"op": "ADD", "reason": "r", "text": "The user lo', finish_reason="length"
+        ),
         "runaway": Behaviour.text('{"operations": [{"op": "ADD", "reason": "' + "again " * 400, finish_reason="length"),
         "empty": Behaviour.json({"operations": [], "labels": []}),
         "bad_dates": Behaviour.json({"operations": [{**op, "op": "ADD", "valid_from": "last Tuesday"}], "labels": []}),

@@ -23,7 +23,18 @@ from memscribe.core.records import Usage
 from memscribe.errors import ModelOutputError
 from memscribe.providers.chat import ChatModel, ChatResult, InvalidModelOutput, parse_reply, validate_reply
 
-__all__ = ["Answer", "ChatRequest", "RepairBudget", "Exchange", "UsageMeter", "WriterStats", "adrive", "ask_json", "drive", "spread"]
+__all__ = [
+    "Answer",
+    "ChatRequest",
+    "Exchange",
+    "RepairBudget",
+    "UsageMeter",
+    "WriterStats",
+    "adrive",
+    "ask_json",
+    "drive",
+    "spread",
+]
 
 T = TypeVar("T")
 

@@ -26,7 +26,7 @@ from memscribe.write.llm.render import iso_time
 from memscribe.write.ports import CandidateSource, WriteContext, Writer
 from memscribe.write.prompts import relation_en
 
-__all__ = ["HybridWriter", "Pair", "find_pairs", "apply_labels"]
+__all__ = ["HybridWriter", "Pair", "apply_labels", "find_pairs"]
 
 
 @dataclass(frozen=True)
@@ -50,9 +50,7 @@ def _open_question(op: Operation, memory: MemoryRecord) -> bool:
     return (draft.valid_from or memory.valid_from) >= memory.valid_from
 
 
-def find_pairs(
-    ops: Sequence[Operation], candidates: CandidateSource, *, per_statement: int, limit: int
-) -> list[Pair]:
+def find_pairs(ops: Sequence[Operation], candidates: CandidateSource, *, per_statement: int, limit: int) -> list[Pair]:
     """The pairs to ask about, at most ``per_statement`` per ADD and ``limit`` in all, in operation order."""
     touched = {op.target for op in ops if op.target}
     pairs: list[Pair] = []
@@ -95,7 +93,9 @@ def apply_labels(ops: Sequence[Operation], pairs: Sequence[Pair], labels: Mappin
     for index, judged in by_op.items():
         op = out[index]
         assert op.draft is not None
-        same = [m for label, m in judged if label == "same" or (label != "unrelated" and _already_held(op.draft.value, m))]
+        same = [
+            m for label, m in judged if label == "same" or (label != "unrelated" and _already_held(op.draft.value, m))
+        ]
         if same:
             out[index] = Operation(OpKind.NOOP, f"{op.reason}; already stored (model: same)", None, same[0].id,
                                    op.candidates, op.usage)  # fmt: skip
@@ -164,9 +164,7 @@ class HybridWriter:
         self.stats.count(episodes=1)
         return result
 
-    def exchange(
-        self, ops: list[Operation], episode: Episode, candidates: CandidateSource
-    ) -> Exchange[ProposedOps]:
+    def exchange(self, ops: list[Operation], episode: Episode, candidates: CandidateSource) -> Exchange[ProposedOps]:
         """At most one labelling call; bad output leaves lite's operations as they were, with the reason."""
         out = ProposedOps()
         out.rejections.extend(getattr(ops, "rejections", ()))
@@ -180,8 +178,10 @@ class HybridWriter:
         meter = UsageMeter()
         schema = relation_en.relation_schema(len(pairs))
         try:
-            answer = yield from ask_json(render_pairs(episode, ops, pairs), schema, meter,
-                                         repair=relation_en.REPAIR, max_tokens=self.max_tokens, bounds=self.repair)  # fmt: skip
+            messages = render_pairs(episode, ops, pairs)
+            answer = yield from ask_json(
+                messages, schema, meter, repair=relation_en.REPAIR, max_tokens=self.max_tokens, bounds=self.repair
+            )
             labels = {int(item["n"]): str(item["label"]) for item in answer["labels"]}
             final = apply_labels(ops, pairs, labels)
         except ModelOutputError as error:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import replace
-
 from typing import Any
 
 from memscribe.core.clock import Clock, SystemClock
@@ -142,7 +141,9 @@ class ProWriter:
             else:
                 added = self._decode(decoder, fallback, answer["operations"], book, chunk.indices, number)
             self._charge(decoder, added, meter.usage(prompt.version))
-            self.stats.add(meter, chunks=1, operations=len(added), rejections=len(decoder.out.rejections) - decoder.notes - before)
+            self.stats.add(
+                meter, chunks=1, operations=len(added), rejections=len(decoder.out.rejections) - decoder.notes - before
+            )
             _merge(total, meter)
             # Counts only: the prompt and the answer may quote memory content, which is never logged at INFO.
             log.debug("pro chunk %d: %d ops, %d calls, %d tokens in", number, len(added), meter.calls, meter.tokens_in)
