@@ -212,7 +212,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             save(tally)
             s = tally.summary()
             line = (f"{name:8} acc {s['accuracy']:.3f}  stale@1 {s['stale_top1']:3}"
-                    f"  wrong-sup {s['wrong_supersedes']:3}  calls/add {s['calls_per_add']:.2f}  tok/add {s['tokens_per_add']:7.1f}"
+                    f"  wrong-sup {s['wrong_supersedes']:3}  calls/add {s['calls_per_add']:.2f}"
+                    f"  tok/add {s['tokens_per_add']:7.1f}"
                     f"  s/add {s['s_per_add']:.2f}  errors {s['add_errors']}")  # fmt: skip
             print(line, flush=True)
     return report
