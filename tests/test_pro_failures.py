@@ -158,3 +158,15 @@ def test_async_add_shares_the_failure_handling(tmp_path: Path) -> None:
     result, memories = asyncio.run(run())
     assert any("unusable" in r["reason"] for r in result["rejected"])
     assert len(memories) == 1 and "Lyon" in memories[0]
+
+
+def test_a_delete_nobody_asked_for_is_refused(tmp_path: Path) -> None:
+    delete = {"operations": [{"op": "DELETE", "target": 1, "reason": "outdated"}]}
+    chat = ScriptedChat(GOOD, delete, delete)
+    with store(tmp_path, chat) as memory:
+        add(memory)
+        said = memory.add("I really like Lyon in spring.", user_id="u", timestamp=T1)
+        assert any("no forget request" in r["reason"] for r in said["rejected"])
+        assert len(memory.list(user_id="u")["results"]) >= 1
+        asked = memory.add("Please forget where I live.", user_id="u", timestamp=T1)
+        assert "DELETE" in [r["event"] for r in asked["results"]]

@@ -123,10 +123,29 @@ class Decoder:
         found = [(i, op.draft) for i, op in enumerate(self.slots) if op is not None and op.draft is not None]
         return found[-limit:] if limit else []
 
-    def decode(self, items: Sequence[Mapping[str, Any]], book: AliasBook, indices: list[int], chunk: int) -> list[int]:
-        """Decode one call's operations; returns the positions it added (for spreading the call's cost)."""
+    def decode(
+        self,
+        items: Sequence[Mapping[str, Any]],
+        book: AliasBook,
+        indices: list[int],
+        chunk: int,
+        *,
+        deletes_asked: bool = True,
+    ) -> list[int]:
+        """Decode one call's operations; returns the positions it added (for spreading the call's cost).
+
+        ``deletes_asked`` False when the rules found no forget request or correction in the messages: a
+        DELETE of a stored memory is then refused, since nothing the person said asks for it (a DELETE in a
+        decision's ``related`` list is a propagated change and stays allowed)."""
         added: list[int] = []
         for item in flatten(items):
+            # Only a decision's own DELETE needs asking for; a related one propagates a change (a move
+            # closes the old commute), so it stays allowed.
+            top = any(item is i for i in items)
+            if top and not deletes_asked and str(item["op"]) == OpKind.DELETE.value and item.get("target") is not None:
+                why = "no forget request or correction in these messages"
+                self._refuse(OpKind.DELETE, why, str(item.get("reason") or "no reason given"), None, chunk)
+                continue
             position = self._one(item, book, indices, chunk)
             if position is not None:
                 added.append(position)

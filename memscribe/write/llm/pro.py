@@ -22,7 +22,7 @@ from memscribe.core.records import Episode, OpKind, Usage
 from memscribe.errors import ModelOutputError
 from memscribe.providers.chat import ChatModel
 from memscribe.write.llm.aliases import AliasBook, gather_candidates
-from memscribe.write.llm.chunks import split_episode
+from memscribe.write.llm.chunks import Chunk, split_episode
 from memscribe.write.llm.decode import Decoder, ProposedOps, flatten
 from memscribe.write.llm.driver import (
     Exchange,
@@ -139,7 +139,7 @@ class ProWriter:
                 decoder.note(number, OpKind.NOOP, f"the model's output was unusable: {error}")
                 added = decoder.adopt(fallback.for_chunk(chunk.indices, "the model's output was unusable"))
             else:
-                added = self._decode(decoder, fallback, answer["operations"], book, chunk.indices, number)
+                added = self._decode(decoder, fallback, answer["operations"], book, chunk, number)
             self._charge(decoder, added, meter.usage(prompt.version))
             self.stats.add(
                 meter, chunks=1, operations=len(added), rejections=len(decoder.out.rejections) - decoder.notes - before
@@ -158,14 +158,15 @@ class ProWriter:
         fallback: LiteFallback,
         items: list[dict[str, Any]],
         book: AliasBook,
-        indices: list[int],
+        chunk: Chunk,
         number: int,
     ) -> list[int]:
         """Decode one answer; when it proposes nothing, say so; when every proposal is refused, the rules
         write the chunk's statements instead, so nothing the person said is lost."""
+        indices = chunk.indices
         before = len(decoder.out.rejections)
         proposed = sum(1 for _ in flatten(items))
-        added = decoder.decode(items, book, indices, number)
+        added = decoder.decode(items, book, indices, number, deletes_asked=bool(chunk.subjects))
         if not proposed:
             decoder.note(number, OpKind.NOOP, f"the model proposed no operations for messages {indices}", refusal=False)
             return added
