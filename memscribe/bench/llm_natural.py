@@ -144,7 +144,9 @@ def _make_writer(name: str, chat_factory: Callable[[], Any] | None) -> tuple[Any
         raise SystemExit(f"writer {name!r} needs --llm")
     from memscribe.write.llm import make_llm_writer
 
-    writer = make_llm_writer(name, chat_factory())
+    base, _, style = name.partition("-")  # "pro-compact": the pro writer with its short prompt
+    opts = {"prompt": style} if base == "pro" and style else {}
+    writer = make_llm_writer(base if opts else name, chat_factory(), **opts)
     stats = writer.stats  # type: ignore[attr-defined]
     return writer, lambda: (stats.calls, stats.tokens_in + stats.tokens_out)
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from memscribe.core.clock import Clock, SystemClock
 from memscribe.core.records import Episode, OpKind, Usage
-from memscribe.errors import ModelOutputError
+from memscribe.errors import ConfigError, ModelOutputError
 from memscribe.providers.chat import ChatModel
 from memscribe.write.llm.aliases import AliasBook, gather_candidates
 from memscribe.write.llm.chunks import Chunk, split_episode
@@ -35,7 +35,7 @@ from memscribe.write.llm.driver import (
     spread,
 )
 from memscribe.write.llm.fallback import LiteFallback
-from memscribe.write.llm.render import pro_prompt, render_request
+from memscribe.write.llm.render import PROMPT_STYLES, pro_prompt, render_request
 from memscribe.write.ports import CandidateSource, WriteContext
 from memscribe.write.prompts.pro_schema import PRO_SCHEMA
 
@@ -48,6 +48,7 @@ class ProWriter:
     """LLM writer: one call per chunk of ≤ ``max_messages`` messages (≈ ``max_chunk_tokens`` tokens).
 
     ``language`` pins the prompt ("en" / "zh"); by default each chunk picks by its CJK ratio.
+    ``prompt="compact"`` uses the short prompt for small local models (English chunks).
     ``stats`` holds running totals (calls, tokens, repairs, rejections) for benchmarks. ``repair`` bounds
     the one repair round in tokens and time. Unusable output, or a chunk whose every proposal is refused,
     falls back to the lite rules for that chunk (``fallback=False`` turns that off, leaving only the reasons);
@@ -70,6 +71,7 @@ class ProWriter:
         language: str | None = None,
         repair: RepairBudget | None = None,
         fallback: bool = True,
+        prompt: str = "full",
     ) -> None:
         self.chat = chat
         self.max_messages = max_messages
@@ -81,6 +83,9 @@ class ProWriter:
         self.language = language
         self.repair = repair or RepairBudget()
         self.fallback = fallback
+        if prompt not in PROMPT_STYLES:
+            raise ConfigError(f"unknown pro prompt style {prompt!r}; known: {', '.join(PROMPT_STYLES)}")
+        self.prompt = prompt
         self.stats = WriterStats()
 
     def propose(
@@ -122,7 +127,7 @@ class ProWriter:
         for number, chunk in enumerate(chunks):
             records = gather_candidates(candidates, chunk, limit=self.max_candidates, per_query=self.per_query)
             shown = book.present(records, decoder.pending_drafts(self.max_pending))
-            prompt = pro_prompt(chunk.text(episode), self.language)
+            prompt = pro_prompt(chunk.text(episode), self.language, self.prompt)
             meter = UsageMeter()
             before = len(decoder.out.rejections) - decoder.notes
             try:
@@ -149,7 +154,8 @@ class ProWriter:
             log.debug("pro chunk %d: %d ops, %d calls, %d tokens in", number, len(added), meter.calls, meter.tokens_in)
         result = decoder.finish()
         result.chunks = len(chunks)
-        result.usage = total.usage(pro_prompt(" ".join(c.text(episode) for c in chunks), self.language).version)
+        text = " ".join(c.text(episode) for c in chunks)
+        result.usage = total.usage(pro_prompt(text, self.language, self.prompt).version)
         return result
 
     @staticmethod
