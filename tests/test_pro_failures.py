@@ -81,11 +81,14 @@ def test_every_operation_refused_still_keeps_what_was_said(tmp_path: Path) -> No
         assert "Lyon" in memory.list(user_id="u")["results"][0]["memory"]
 
 
-def test_an_empty_answer_comes_back_with_a_reason(tmp_path: Path) -> None:
-    with store(tmp_path, ScriptedChat({"operations": []})) as memory:
+def test_an_empty_answer_comes_back_with_a_reason_and_the_rules_new_facts(tmp_path: Path) -> None:
+    empty = {"operations": []}
+    with store(tmp_path, ScriptedChat(empty, empty)) as memory:
         result = add(memory)
-        assert result["results"] == []
         assert "proposed no operations" in result["rejected"][0]["reason"]
+        assert [r["event"] for r in result["results"]] == ["ADD"] and "Lyon" in result["results"][0]["memory"]
+        small_talk = memory.add("thanks, that was helpful!", user_id="u", timestamp=T1)
+        assert small_talk["results"] == [] and "proposed no operations" in small_talk["rejected"][0]["reason"]
 
 
 def test_repair_is_bounded_in_tokens_and_time(tmp_path: Path, server: FakeOpenAIServer) -> None:

@@ -75,17 +75,19 @@ class WriterTally:
     tokens: int = 0
     failed: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    per_scenario: list[dict[str, Any]] = field(default_factory=list)  # to compare runs cut short on a prefix
 
     def summary(self) -> dict[str, Any]:
         adds = max(self.adds, 1)
         return {
-            **{k: v for k, v in asdict(self).items() if k not in ("failed", "errors")},
+            **{k: v for k, v in asdict(self).items() if k not in ("failed", "errors", "per_scenario")},
             "accuracy": round(self.passed / max(self.probes, 1), 3),
             "calls_per_add": round(self.calls / adds, 2),
             "tokens_per_add": round(self.tokens / adds, 1),
             "s_per_add": round(self.seconds / adds, 2),
             "failed": self.failed,
             "errors": self.errors[:20],
+            "per_scenario": self.per_scenario,
         }
 
 
@@ -102,6 +104,7 @@ def _closed_texts(result: dict[str, Any]) -> list[str]:
 def _run_scenario(memory: Memory, scenario: Scenario, tally: WriterTally, cost: Callable[[], tuple[int, int]]) -> None:
     user = scenario["user"]
     closed: list[tuple[int, str]] = []
+    before = (tally.probes, tally.passed, tally.stale_top1, tally.adds, tally.seconds, *cost())
     for index, episode in enumerate(scenario["episodes"]):
         when = parse_time(episode["t"])
         began = time.perf_counter()
@@ -135,6 +138,12 @@ def _run_scenario(memory: Memory, scenario: Scenario, tally: WriterTally, cost: 
     tally.wrong_supersedes += len(wrong)
     tally.calls, tally.tokens = cost()
     tally.scenarios += 1
+    tally.per_scenario.append({
+        "id": scenario["id"], "probes": tally.probes - before[0], "passed": tally.passed - before[1],
+        "stale_top1": tally.stale_top1 - before[2], "wrong_supersedes": len(wrong), "adds": tally.adds - before[3],
+        "seconds": round(tally.seconds - before[4], 2), "calls": tally.calls - before[5],
+        "tokens": tally.tokens - before[6],
+    })  # fmt: skip
 
 
 def _make_writer(name: str, chat_factory: Callable[[], Any] | None) -> tuple[Any, Callable[[], tuple[int, int]]]:

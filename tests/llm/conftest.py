@@ -24,6 +24,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from local_models import MODELS, fetch
 
 SERVER_PYTHON = os.environ.get("MEMSCRIBE_LLM_SERVER_PYTHON", "")
+# llama.cpp's threads wait on each other: on a busy machine one thread is faster than two.
+THREADS = os.environ.get("MEMSCRIBE_LLM_THREADS", "2")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -60,7 +62,7 @@ def _serve(name: str, tmp: Path) -> Iterator[LocalServer]:
     port = _free_port()
     log = (tmp / f"{name}-server.log").open("wb")
     cmd = [SERVER_PYTHON, "-m", "llama_cpp.server", "--model", str(fetch(name)), "--model_alias", model.alias,
-           "--host", "127.0.0.1", "--port", str(port), "--n_threads", "2", "--n_ctx", "4096"]  # fmt: skip
+           "--host", "127.0.0.1", "--port", str(port), "--n_threads", THREADS, "--n_ctx", "4096"]  # fmt: skip
     process = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
     base_url = f"http://127.0.0.1:{port}/v1"
     try:

@@ -93,7 +93,7 @@ TURNS = (
 
 
 def test_pro_adds_sync(qwen: LocalServer, tmp_path: Path) -> None:
-    writer = ProWriter(chat_for(qwen), max_tokens=256)
+    writer = ProWriter(chat_for(qwen), max_tokens=256, prompt="compact")
     clock = FrozenClock(T0)
     with Memory(tmp_path / "p.db", writer=writer, embedder="hash", clock=clock) as memory:
         first = memory.add(TURNS[0], user_id="u", timestamp=T0)
@@ -110,8 +110,8 @@ def test_pro_adds_sync(qwen: LocalServer, tmp_path: Path) -> None:
 
 def test_pro_adds_async(qwen: LocalServer, tmp_path: Path) -> None:
     async def run() -> list[dict[str, Any]]:
-        memory = AsyncMemory(tmp_path / "a.db", writer=ProWriter(chat_for(qwen), max_tokens=256), embedder="hash",
-                             clock=FrozenClock(T0))  # fmt: skip
+        writer = ProWriter(chat_for(qwen), max_tokens=256, prompt="compact")
+        memory = AsyncMemory(tmp_path / "a.db", writer=writer, embedder="hash", clock=FrozenClock(T0))
         try:
             return [await memory.add(t, user_id="u", timestamp=T0) for t in TURNS[:2]]
         finally:
@@ -135,7 +135,7 @@ def test_hybrid_on_the_real_model(qwen: LocalServer, tmp_path: Path) -> None:
 def test_protocol_adapters(qwen: LocalServer, tmp_path: Path, name: str) -> None:
     writer = make_llm_writer(name, chat_for(qwen))
     with Memory(tmp_path / f"{name}.db", writer=writer, embedder="hash", clock=FrozenClock(T0)) as memory:
-        for text in TURNS[:2]:
+        for text in TURNS[:1]:
             try:
                 result = memory.add(text, user_id="u", timestamp=T0)
             except ProviderError:  # these adapters keep the reference systems' behaviour: pending on bad output
@@ -178,12 +178,12 @@ def test_scenes_with_tool_calls(qwen: LocalServer, tmp_path: Path) -> None:
 # -- a model that cannot follow the format at all --------------------------------------------------------
 
 
-@pytest.mark.parametrize(("writer_name", "adds"), [("pro", 30), ("hybrid", 20)])
+@pytest.mark.parametrize(("writer_name", "adds"), [("pro", 8), ("hybrid", 8)])
 def test_smollm2_output_never_corrupts_the_store(
     smol: LocalServer, tmp_path: Path, writer_name: str, adds: int
 ) -> None:
     chat = chat_for(smol)
-    writer = ProWriter(chat, max_tokens=96) if writer_name == "pro" else HybridWriter(chat, max_tokens=96)
+    writer = ProWriter(chat, max_tokens=64) if writer_name == "pro" else HybridWriter(chat, max_tokens=64)
     clock = FrozenClock(T0)
     said = ("I live in Seattle.", "I moved to Berlin.", "My sister lives in Lyon.", "I adopted a dog called Rex.",
             "Should I move to Paris?", "Please forget where I live.")  # fmt: skip

@@ -167,15 +167,18 @@ class ProWriter:
         chunk: Chunk,
         number: int,
     ) -> list[int]:
-        """Decode one answer; when it proposes nothing, say so; when every proposal is refused, the rules
-        write the chunk's statements instead, so nothing the person said is lost."""
+        """Decode one answer; when it proposes nothing, say so and keep the rules' new facts; when every
+        proposal is refused, the rules write the chunk's statements instead, so nothing said is lost."""
         indices = chunk.indices
         before = len(decoder.out.rejections)
         proposed = sum(1 for _ in flatten(items))
         added = decoder.decode(items, book, indices, number, deletes_asked=bool(chunk.subjects))
         if not proposed:
             decoder.note(number, OpKind.NOOP, f"the model proposed no operations for messages {indices}", refusal=False)
-            return added
+            # A weak model's "nothing" is not trusted with what the rules find memorable: their new facts
+            # (ADDs only; no edits of stored memories) are kept.
+            kept = [op for op in fallback.for_chunk(indices, "the model proposed nothing") if op.kind is OpKind.ADD]
+            return [*added, *decoder.adopt(kept)]
         if len(decoder.out.rejections) - before < proposed:
             return added
         # Refused operations stay in the list so the plan journals them; the rules' operations join them.
