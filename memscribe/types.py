@@ -24,6 +24,7 @@ __all__ = [
     "OperationEntry",
     "PurgeResult",
     "ReindexResult",
+    "RejectedOp",
     "ReplayResult",
     "Scores",
     "SearchHit",
@@ -111,9 +112,15 @@ class MessageOutcome(TypedDict):
     memory_ids: list[str]
 
 
+class RejectedOp(TypedDict):
+    event: str
+    reason: str
+
+
 class AddResult(TypedDict):
     results: list[OpResult]
     messages: NotRequired[list[MessageOutcome]]
+    rejected: NotRequired[list[RejectedOp]]  # operations the engine or the writer refused, with the reason
     episode_id: NotRequired[str | None]
     status: NotRequired[str]  # done | pending
     duplicate: NotRequired[bool]

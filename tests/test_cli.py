@@ -396,7 +396,7 @@ def test_doctor_checks_a_configured_model_endpoint(home: Path) -> None:
         flags = [*base, "--writer", "pro", "--llm", "vllm:fake-model", "--llm-base-url", server.base_url, "doctor"]
         good = CliRunner().invoke(cli, flags)
         model = next(c for c in json.loads(good.stdout)["checks"] if c["name"] == "model")
-        assert good.exit_code == 0 and model["verdict"] == "ok" and "JSON mode works" in model["detail"]
+        assert good.exit_code == 0 and model["verdict"] == "ok" and "json_schema works (in use)" in model["detail"]
         server.push(Behaviour.text("I think she lives in Sydney."), Behaviour.text("Still not JSON."))
         bad = CliRunner().invoke(cli, flags)
         model = next(c for c in json.loads(bad.stdout)["checks"] if c["name"] == "model")

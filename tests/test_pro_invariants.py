@@ -33,7 +33,9 @@ def chat() -> ScriptedChat:
 
 @pytest.fixture
 def pro(tmp_path: Path, chat: ScriptedChat) -> Iterator[Memory]:
-    memory = Memory(tmp_path / "pro.db", writer=ProWriter(chat), embedder="hash", clock=FrozenClock(T1))
+    # No lite fallback here: these tests look at the refusals themselves (tests/test_pro_failures.py covers it).
+    writer = ProWriter(chat, fallback=False)
+    memory = Memory(tmp_path / "pro.db", writer=writer, embedder="hash", clock=FrozenClock(T1))
     memory.add([{"role": "user", "name": "Caroline", "content": "I live in Seattle."}], user_id="u", timestamp=T0)
     yield memory
     memory.close()

@@ -145,5 +145,5 @@ async def _apropose(writer: Mem0Protocol) -> ProposedOps:
 
 
 def test_unknown_llm_writer_name() -> None:
-    with pytest.raises(ConfigError, match="known: hy-protocol, mem0-protocol, pro"):
+    with pytest.raises(ConfigError, match="known: hy-protocol, hybrid, mem0-protocol, pro"):
         make_llm_writer("letta", ScriptedChat())

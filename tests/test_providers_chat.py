@@ -213,6 +213,9 @@ def test_structured_output_request_shape_per_preset(server: FakeOpenAIServer, sl
         assert body["response_format"]["type"] == "json_schema"
         assert body["response_format"]["json_schema"]["name"] == "Extraction"
         assert body["response_format"]["json_schema"]["schema"] == SCHEMA
+    elif style is StructuredOutput.JSON_OBJECT_SCHEMA:  # llama.cpp: the grammar carries the schema
+        assert body["response_format"] == {"type": "json_object", "schema": SCHEMA}
+        assert body["messages"][0]["content"] == "You extract memories."
     else:
         assert body.get("response_format", {}).get("type") in (None, "json_object")
         assert [m["role"] for m in body["messages"]] == [

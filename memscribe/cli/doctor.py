@@ -123,24 +123,55 @@ MODEL_PROBE_SCHEMA = {
 }
 
 
-def _model(settings: Settings) -> tuple[str, str]:
-    """Is the configured model reachable, and does structured (JSON-schema) output work?"""
-    from memscribe.engine.memory import chat_factory
-    from memscribe.errors import ModelOutputError
+def _try_mode(settings: Settings, choice: str) -> tuple[bool, str]:
+    """One probe call with the structured-output mode ``choice``: (worked, what happened)."""
+    from memscribe.errors import ConfigError, ModelOutputError
+    from memscribe.providers.openai_compat import RetryPolicy
+    from memscribe.providers.presets import make_chat
     from memscribe.settings import memory_config
 
-    factory = chat_factory(memory_config(settings))
-    if factory is None:
-        return "skip", "no model configured (--llm / MEMSCRIBE_LLM); the lite and raw writers need none"
-    chat = factory()
+    cfg = memory_config(settings)
+    assert cfg.llm is not None
     messages = [{"role": "user", "content": f"{PROBE}\nAnswer in JSON: the city she lives in now, and moved."}]
+    try:
+        chat = make_chat(cfg.llm, base_url=cfg.llm_base_url, api_key=cfg.llm_api_key, structured=choice,
+                         retry=RetryPolicy(max_retries=0), timeout=120.0)  # fmt: skip
+    except ConfigError as exc:
+        return False, f"not offered ({exc})"
     try:
         result = chat.complete(messages, schema=MODEL_PROBE_SCHEMA, max_tokens=64)
     except ModelOutputError as exc:
-        return "fail", f"{settings.llm.value} is reachable but its JSON output is unusable: {exc}"
+        return False, f"unusable JSON ({exc})"
+    except MemscribeError as exc:
+        return False, f"{type(exc).__name__}: {exc}"
+    finally:
+        close = getattr(chat, "close", None)
+        if callable(close):
+            close()
     usage = result.usage
-    cost = f"{usage.latency_ms:.0f} ms, {usage.tokens_in}+{usage.tokens_out} tokens"
-    return "ok", f"{settings.llm.value}: reachable, JSON mode works ({cost})"
+    return True, f"{usage.latency_ms:.0f} ms, {usage.tokens_in}+{usage.tokens_out} tokens"
+
+
+def _model(settings: Settings) -> tuple[str, str]:
+    """Is the configured model reachable, and which structured-output modes work with it?
+
+    Every mode of ``--llm-structured`` is tried with one small probe; the verdict is ``ok`` when the
+    configured one works, ``warn`` with the flag to use when only another does, ``fail`` when none does."""
+    from memscribe.providers.presets import STRUCTURED_CHOICES, parse_spec, structured_for
+
+    if not settings.llm.value:
+        return "skip", "no model configured (--llm / MEMSCRIBE_LLM); the lite and raw writers need none"
+    preset, _ = parse_spec(settings.llm.value)
+    configured = structured_for(settings.llm_structured.value, preset)
+    tried = {choice: _try_mode(settings, choice) for choice in STRUCTURED_CHOICES}
+    working = [choice for choice, (ok, _) in tried.items() if ok]
+    summary = "; ".join(f"{choice}: {'works' if ok else 'fails'}, {what}" for choice, (ok, what) in tried.items())
+    mine = next((c for c in STRUCTURED_CHOICES if structured_for(c, preset) is configured), configured.value)
+    if mine in working:
+        return "ok", f"{settings.llm.value}: reachable, {mine} works (in use). {summary}"
+    if working:
+        return "warn", f"{settings.llm.value}: {mine} (in use) fails; use --llm-structured {working[0]}. {summary}"
+    return "fail", f"{settings.llm.value}: no structured-output mode works. {summary}"
 
 
 def _embedder(settings: Settings, store: SQLiteStore | None) -> tuple[str, str]:

@@ -72,19 +72,25 @@ class MemscribeGroup(click.Group):
 @click.option("--tenant", default=None, help="Tenant to work in (default: $MEMSCRIBE_TENANT or default).")
 @click.option("--llm", default=None, help="Model for LLM writers, provider:model (default: $MEMSCRIBE_LLM).")
 @click.option("--llm-base-url", default=None, help="Model server URL (default: $MEMSCRIBE_LLM_BASE_URL or preset).")
+@click.option(
+    "--llm-structured",
+    default=None,
+    type=click.Choice(["json_schema", "json_object", "none"]),
+    help="How the model is asked for JSON (default: $MEMSCRIBE_LLM_STRUCTURED or the preset's; see doctor).",
+)
 @click.option("--json", "json_output", is_flag=True, help="Machine-readable JSON output for every command.")
 @click.version_option(__version__, "--version", prog_name="memscribe")
 @click.pass_context
 def cli(
     ctx: click.Context, home: str | None, db: str | None, writer: str | None, embedder: str | None,
-    tenant: str | None, llm: str | None, llm_base_url: str | None, json_output: bool,
+    tenant: str | None, llm: str | None, llm_base_url: str | None, llm_structured: str | None, json_output: bool,
 ) -> None:  # fmt: skip
     """memscribe: a local-first memory engine for AI agents.
 
     Remember conversations, search them, and see how each memory changed and why.
     """
     flags = {"home": home, "db": db, "writer": writer, "embedder": embedder, "tenant": tenant, "llm": llm,
-             "llm_base_url": llm_base_url}  # fmt: skip
+             "llm_base_url": llm_base_url, "llm_structured": llm_structured}  # fmt: skip
     ctx.obj = CliState(settings=resolve_settings(flags), json=json_output)
 
 

@@ -22,7 +22,7 @@ def available_writers() -> list[str]:
     return sorted(_FACTORIES)
 
 
-LLM_WRITER_NAMES = ("pro", "ultra", "mem0-protocol", "hy-protocol")
+LLM_WRITER_NAMES = ("pro", "ultra", "hybrid", "mem0-protocol", "hy-protocol")
 
 
 def make_writer(name: str, *, chat_factory: Callable[[], ChatModel] | None = None) -> Writer:

@@ -164,7 +164,12 @@ def commit_ops(
     if not core.store.apply(changes):
         return results_from_journal(core, episode)
     messages = explain_messages(episode, plan, writer=writer_name, skipped=writer_skips(ops))
-    return {"results": plan.results, "messages": messages, "episode_id": episode.id, "status": "done"}
+    out: dict[str, Any] = {"results": plan.results, "messages": messages, "episode_id": episode.id, "status": "done"}
+    # What was refused, and why, comes back too: an add with no results must still say what happened.
+    rejected = [{"event": e.kind.value, "reason": e.reason} for e in plan.journal if not e.accepted]
+    if rejected:
+        out["rejected"] = rejected
+    return out
 
 
 def replan_on_conflict(core: Core, attempt: Callable[[], dict[str, Any]]) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from memscribe.providers.chat import (
     validate_reply,
     with_schema_instruction,
 )
-from memscribe.providers.presets import PRESETS, Preset, StructuredOutput
+from memscribe.providers.presets import PRESETS, Preset, StructuredOutput, structured_for
 
 __all__ = ["AnthropicChat", "RetryPolicy"]
 
@@ -68,10 +68,9 @@ class AnthropicChat:
         send_temperature: bool | None = None,
     ) -> None:
         self.preset = preset or PRESETS["anthropic"]
-        try:
-            self.structured = StructuredOutput(structured) if structured is not None else self.preset.structured
-        except ValueError:
-            raise ConfigError(f"unknown structured-output style {structured!r}") from None
+        self.structured = (
+            structured_for(structured, self.preset) if not isinstance(structured, StructuredOutput) else structured
+        )
         if self.structured not in (StructuredOutput.TOOL, StructuredOutput.PROMPT):
             raise ConfigError("the Anthropic adapter supports structured='tool' or 'prompt'")
         self.model = model

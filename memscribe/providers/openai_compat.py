@@ -26,7 +26,7 @@ from memscribe.providers.chat import (
     schema_name,
     with_schema_instruction,
 )
-from memscribe.providers.presets import Preset, StructuredOutput
+from memscribe.providers.presets import Preset, StructuredOutput, structured_for
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -70,6 +70,11 @@ def _constrain_structured_outputs(body: dict[str, Any], schema: dict[str, Any]) 
     body["structured_outputs"] = {"json": schema}
 
 
+def _constrain_json_object_schema(body: dict[str, Any], schema: dict[str, Any]) -> None:
+    # The grammar carries the shape; the prompt is left alone, since the schema in it would cost tokens.
+    body["response_format"] = {"type": "json_object", "schema": schema}
+
+
 def _constrain_json_object(body: dict[str, Any], schema: dict[str, Any]) -> None:
     body["response_format"] = {"type": "json_object"}
     body["messages"] = with_schema_instruction(body["messages"], schema)
@@ -83,16 +88,15 @@ _CONSTRAINTS: dict[StructuredOutput, Callable[[dict[str, Any], dict[str, Any]], 
     StructuredOutput.JSON_SCHEMA: _constrain_json_schema,
     StructuredOutput.GUIDED_JSON: _constrain_guided_json,
     StructuredOutput.STRUCTURED_OUTPUTS: _constrain_structured_outputs,
+    StructuredOutput.JSON_OBJECT_SCHEMA: _constrain_json_object_schema,
     StructuredOutput.JSON_OBJECT: _constrain_json_object,
     StructuredOutput.PROMPT: _constrain_prompt,
 }
 
 
 def _structured_style(value: StructuredOutput | str | None, preset: Preset) -> StructuredOutput:
-    try:
-        style = StructuredOutput(value) if value is not None else preset.structured
-    except ValueError:
-        raise ConfigError(f"unknown structured-output style {value!r}") from None
+    # An explicit StructuredOutput is taken as it is; a choice ("json_schema", "none", ...) maps per preset.
+    style = value if isinstance(value, StructuredOutput) else structured_for(value, preset)
     if style not in _CONSTRAINTS:
         known = ", ".join(sorted(_CONSTRAINTS))
         raise ConfigError(f"structured-output style {style.value!r} needs another adapter; here: {known}")

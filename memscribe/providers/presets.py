@@ -21,7 +21,16 @@ from memscribe.errors import ConfigError
 if TYPE_CHECKING:
     from memscribe.providers.chat import ChatModel
 
-__all__ = ["PRESETS", "Preset", "StructuredOutput", "Wire", "make_chat", "parse_spec"]
+__all__ = [
+    "PRESETS",
+    "STRUCTURED_CHOICES",
+    "Preset",
+    "StructuredOutput",
+    "Wire",
+    "make_chat",
+    "parse_spec",
+    "structured_for",
+]
 
 
 class StructuredOutput(enum.StrEnum):
@@ -30,6 +39,7 @@ class StructuredOutput(enum.StrEnum):
     JSON_SCHEMA = "json_schema"  # response_format {type: json_schema}: OpenAI, vLLM, SGLang, Ollama ≥0.5, ...
     GUIDED_JSON = "guided_json"  # vLLM before 0.12 and forks of it: a top-level "guided_json"
     STRUCTURED_OUTPUTS = "structured_outputs"  # vLLM ≥0.10.2: {"structured_outputs": {"json": schema}}
+    JSON_OBJECT_SCHEMA = "json_object_schema"  # llama.cpp: response_format {type: json_object, schema}
     JSON_OBJECT = "json_object"  # response_format {type: json_object}, with the schema given in the prompt
     PROMPT = "prompt"  # nothing server-side: the schema is given in the prompt only
     TOOL = "tool"  # Anthropic: one forced tool whose input_schema is the schema
@@ -89,7 +99,10 @@ PRESETS: Mapping[str, Preset] = MappingProxyType(
                 "llamacpp",
                 "http://localhost:8080/v1",
                 "LLAMA_API_KEY",
-                notes="llama-server grammar from schema",
+                _S.JSON_OBJECT_SCHEMA,
+                notes="llama-cpp-python's server rejects response_format json_schema with HTTP 500 and takes "
+                "{type: json_object, schema} (a grammar built from the schema); llama.cpp's own llama-server "
+                "takes the same form. Requests are served one at a time.",
             ),
             Preset(
                 "openai",
@@ -127,6 +140,34 @@ PRESETS: Mapping[str, Preset] = MappingProxyType(
         )
     }
 )
+
+
+_SCHEMA_STYLES = frozenset({_S.JSON_SCHEMA, _S.GUIDED_JSON, _S.STRUCTURED_OUTPUTS, _S.JSON_OBJECT_SCHEMA, _S.TOOL})
+
+STRUCTURED_CHOICES = ("json_schema", "json_object", "none")
+"""What ``--llm-structured`` / ``MEMSCRIBE_LLM_STRUCTURED`` offer: the three things a person can tell apart.
+
+``json_schema`` is "decode under the schema, in the form this server takes" (llama.cpp's json_object +
+schema, vLLM's and OpenAI's response_format json_schema, Anthropic's forced tool); ``json_object`` is
+"any JSON, with the schema in the prompt"; ``none`` sends nothing but the prompt. Any
+:class:`StructuredOutput` value (``guided_json``, ...) is accepted too, for servers that need exactly it.
+"""
+
+
+def structured_for(choice: str | None, preset: Preset) -> StructuredOutput:
+    """The wire style for a user's choice on ``preset``; ``None`` or ``""`` keeps the preset's default."""
+    if not choice:
+        return preset.structured
+    value = choice.strip().lower()
+    if value == "json_schema":
+        return preset.structured if preset.structured in _SCHEMA_STYLES else _S.JSON_SCHEMA
+    if value == "none":
+        return _S.PROMPT
+    try:
+        return StructuredOutput(value)
+    except ValueError:
+        known = ", ".join([*STRUCTURED_CHOICES, *(s.value for s in StructuredOutput)])
+        raise ConfigError(f"unknown structured-output style {choice!r}; known: {known}") from None
 
 
 def parse_spec(spec: str) -> tuple[Preset, str]:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["Behaviour", "FakeOpenAIServer", "RecordedRequest", "fake_vector"]
+__all__ = ["MALFORMED_MODES", "Behaviour", "FakeOpenAIServer", "RecordedRequest", "fake_vector", "malformed_responder"]
 
 Responder = Callable[[dict[str, Any]], "str | Mapping[str, Any] | list[Any] | Behaviour"]
 
@@ -98,6 +98,63 @@ def fake_vector(text: str, dim: int) -> list[float]:
         values.extend(int.from_bytes(digest[i : i + 4], "big") / 2**31 - 1.0 for i in range(0, 32, 4))
         counter += 1
     return values[:dim]
+
+
+def _malformed(mode: str, turn: int) -> Behaviour:
+    op = {"reason": "fake", "subject": "user", "text": "The user said something."}
+    table: dict[str, Behaviour] = {
+        "prose": Behaviour.text("Sure! The user seems to like things. Let me know if you need more."),
+        "broken_json": Behaviour.text('{"operations": [{"op": "ADD", "text": "unterminated'),
+        "wrong_schema": Behaviour.json({"memories": [{"fact": "x"}], "labels": "none"}),
+        "unknown_op": Behaviour.json({"operations": [{**op, "op": "MERGE"}], "labels": [{"n": 1, "label": "maybe"}]}),
+        "invented_alias": Behaviour.json(
+            {
+                "operations": [{**op, "op": "UPDATE", "target": 90 + turn}],
+                "labels": [{"n": 90 + turn, "label": "update"}],
+            }
+        ),
+        "delete_everything": Behaviour.json(
+            {
+                "operations": [{**op, "op": "DELETE", "target": n} for n in range(1, 6)],
+                "labels": [{"n": n, "label": "correction"} for n in range(1, 6)],
+            }
+        ),
+        "other_subject": Behaviour.json(
+            {
+                "operations": [{**op, "op": "SUPERSEDE", "target": 1, "subject": "a stranger"}],
+                "labels": [{"n": 1, "label": "update"}],
+            }
+        ),
+        "empty_text": Behaviour.json({"operations": [{**op, "op": "ADD", "text": ""}], "labels": []}),
+        "truncated": Behaviour.text(
+            '{"operations": [{"op": "ADD", "reason": "r", "text": "The user lo', finish_reason="length"
+        ),
+        "runaway": Behaviour.text('{"operations": [{"op": "ADD", "reason": "' + "again " * 400, finish_reason="length"),
+        "empty": Behaviour.json({"operations": [], "labels": []}),
+        "bad_dates": Behaviour.json({"operations": [{**op, "op": "ADD", "valid_from": "last Tuesday"}], "labels": []}),
+    }
+    return table[mode]
+
+
+MALFORMED_MODES = (
+    "prose", "broken_json", "wrong_schema", "unknown_op", "invented_alias", "delete_everything",
+    "other_subject", "empty_text", "truncated", "runaway", "empty", "bad_dates",
+)  # fmt: skip
+"""The bad answers :func:`malformed_responder` cycles through: what weak models were seen to send."""
+
+
+def malformed_responder(modes: tuple[str, ...] = MALFORMED_MODES) -> Responder:
+    """A responder that answers every chat request with the next bad answer from ``modes``, round-robin.
+
+    Each answer is wrong for the pro writer and the hybrid labeller alike (both shapes are in it), so a
+    store can be driven through hundreds of adds of bad output to check nothing inconsistent is written."""
+    turn = iter(range(10**9))
+
+    def respond(body: dict[str, Any]) -> Behaviour:
+        n = next(turn)
+        return _malformed(modes[n % len(modes)], n)
+
+    return respond
 
 
 def _words(text: str) -> int:

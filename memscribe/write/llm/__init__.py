@@ -1,4 +1,5 @@
-"""LLM writers: ``pro`` (one structured call per episode chunk) and protocol adapters for comparison.
+"""LLM writers: ``pro`` (one structured call per episode chunk), ``hybrid`` (the lite rules, with a model
+labelling only the pairs they leave open) and protocol adapters for comparison.
 
 Build one from a chat model::
 
@@ -21,6 +22,7 @@ from memscribe.errors import ConfigError
 from memscribe.providers.chat import ChatModel
 from memscribe.write.llm.decode import ProposedOps, Rejection
 from memscribe.write.llm.driver import WriterStats
+from memscribe.write.llm.hybrid import HybridWriter
 from memscribe.write.llm.pro import ProWriter
 from memscribe.write.llm.protocols import HyMemoryProtocol, Mem0Protocol
 from memscribe.write.ports import Writer
@@ -28,6 +30,7 @@ from memscribe.write.ports import Writer
 __all__ = [
     "LLM_WRITERS",
     "HyMemoryProtocol",
+    "HybridWriter",
     "Mem0Protocol",
     "ProWriter",
     "ProposedOps",
@@ -39,6 +42,7 @@ __all__ = [
 
 LLM_WRITERS: dict[str, Callable[..., Writer]] = {
     "pro": ProWriter,
+    "hybrid": HybridWriter,
     "mem0-protocol": Mem0Protocol,
     "hy-protocol": HyMemoryProtocol,
 }
@@ -51,7 +55,7 @@ def make_pro_writer(chat: ChatModel, **opts: Any) -> ProWriter:
 
 
 def make_llm_writer(name: str, chat: ChatModel, **opts: Any) -> Writer:
-    """An LLM writer by name (``pro``, ``mem0-protocol``, ``hy-protocol``) over ``chat``."""
+    """An LLM writer by name (``pro``, ``hybrid``, ``mem0-protocol``, ``hy-protocol``) over ``chat``."""
     try:
         factory = LLM_WRITERS[name]
     except KeyError:

@@ -28,6 +28,7 @@ __all__ = ["Decoder", "ProposedOps", "Rejection", "check_invariants", "parse_whe
 
 _NEEDS_TEXT = frozenset({OpKind.ADD, OpKind.UPDATE, OpKind.SUPERSEDE})
 _CLOSES = frozenset({OpKind.SUPERSEDE, OpKind.DELETE})
+_REWRITES = frozenset({OpKind.UPDATE, OpKind.SUPERSEDE})
 
 
 @dataclass(frozen=True)
@@ -115,20 +116,58 @@ class Decoder:
     out: ProposedOps
     slots: list[Operation | None] = field(default_factory=list)  # None: undone by a later chunk
     closed: set[str] = field(default_factory=set)  # stored ids a SUPERSEDE or DELETE already retired
+    notes: int = 0  # entries of out.rejections that report an empty answer rather than a refusal
 
     def pending_drafts(self, limit: int) -> list[tuple[int, MemoryDraft]]:
         """Drafts earlier chunks proposed, newest last, for later chunks to see."""
         found = [(i, op.draft) for i, op in enumerate(self.slots) if op is not None and op.draft is not None]
         return found[-limit:] if limit else []
 
-    def decode(self, items: Sequence[Mapping[str, Any]], book: AliasBook, indices: list[int], chunk: int) -> list[int]:
-        """Decode one call's operations; returns the positions it added (for spreading the call's cost)."""
+    def decode(
+        self,
+        items: Sequence[Mapping[str, Any]],
+        book: AliasBook,
+        indices: list[int],
+        chunk: int,
+        *,
+        deletes_asked: bool = True,
+    ) -> list[int]:
+        """Decode one call's operations; returns the positions it added (for spreading the call's cost).
+
+        ``deletes_asked`` False when the rules found no forget request or correction in the messages: a
+        DELETE of a stored memory is then refused, since nothing the person said asks for it (a DELETE in a
+        decision's ``related`` list is a propagated change and stays allowed)."""
         added: list[int] = []
         for item in flatten(items):
+            # Only a decision's own DELETE needs asking for; a related one propagates a change (a move
+            # closes the old commute), so it stays allowed.
+            top = any(item is i for i in items)
+            if top and not deletes_asked and str(item["op"]) == OpKind.DELETE.value and item.get("target") is not None:
+                why = "no forget request or correction in these messages"
+                self._refuse(OpKind.DELETE, why, str(item.get("reason") or "no reason given"), None, chunk)
+                continue
             position = self._one(item, book, indices, chunk)
             if position is not None:
                 added.append(position)
         return added
+
+    def adopt(self, ops: Sequence[Operation]) -> list[int]:
+        """Take operations decided elsewhere (the lite fallback), skipping any on a target already closed."""
+        added: list[int] = []
+        for op in ops:
+            if op.target is not None and op.target in self.closed:
+                continue
+            if op.target is not None and op.kind in _CLOSES:
+                self.closed.add(op.target)
+            self.slots.append(op)
+            added.append(len(self.slots) - 1)
+        return added
+
+    def note(self, chunk: int, kind: OpKind, why: str, *, refusal: bool = True) -> None:
+        """Record why a chunk produced nothing usable, so the add result and the journal say so.
+        ``refusal`` False for an answer that was fine but empty: it is reported, not counted as refused."""
+        self.out.rejections.append(Rejection(kind.value, why, why, None, False, chunk, Operation(kind, why)))
+        self.notes += 0 if refusal else 1
 
     def finish(self) -> ProposedOps:
         self.out.extend(op for op in self.slots if op is not None)
@@ -151,6 +190,9 @@ class Decoder:
             return None
         if position is not None and alias is not None:
             return self._on_pending(kind, draft, position, reason, alias, chunk)
+        if record is not None and draft is not None and kind in _REWRITES and _same_value(draft, record):
+            # A weak model's favourite destructive edit: rewriting a memory that already says this.
+            kind, draft, reason = OpKind.NOOP, None, f"{reason} (already stored: same value)"
         op = Operation(kind, reason, draft, record.id if record else None, book.ids)
         why = check_invariants(kind, draft, record, self.episode.timestamp)
         if why is None and record is not None and kind is not OpKind.ADD and record.id in self.closed:
@@ -218,6 +260,17 @@ class Decoder:
             valid_from=parse_when(item.get("valid_from"), anchor) or default_start,
             valid_to=parse_when(item.get("valid_to"), anchor),
         )
+
+
+def _same_value(draft: MemoryDraft, target: MemoryRecord) -> bool:
+    """Whether a rewrite would say nothing new: the same text, or a value the target already holds."""
+    if draft.text.strip().casefold() == target.text.strip().casefold():
+        return True
+    value = (draft.value or "").strip().casefold()
+    if not value:
+        return False
+    held = (target.value or "").strip().casefold()
+    return value == held or (len(value) >= 3 and value in target.text.casefold() and draft.slot == target.slot)
 
 
 def _speaker_key(role: str, name: str | None) -> str:

@@ -23,11 +23,34 @@ from memscribe.core.records import Usage
 from memscribe.errors import ModelOutputError
 from memscribe.providers.chat import ChatModel, ChatResult, InvalidModelOutput, parse_reply, validate_reply
 
-__all__ = ["Answer", "ChatRequest", "Exchange", "UsageMeter", "WriterStats", "adrive", "ask_json", "drive", "spread"]
+__all__ = [
+    "Answer",
+    "ChatRequest",
+    "Exchange",
+    "RepairBudget",
+    "UsageMeter",
+    "WriterStats",
+    "adrive",
+    "ask_json",
+    "drive",
+    "spread",
+]
 
 T = TypeVar("T")
 
-_ECHO_LIMIT = 4000  # characters of a bad answer sent back with the repair request
+_ECHO_LIMIT = 2000  # characters of a bad answer sent back with the repair request (~500 tokens)
+
+
+@dataclass(frozen=True)
+class RepairBudget:
+    """Bounds on the one repair round, so a weak model cannot make an add slow or expensive.
+
+    No repair is asked for when the first answer already took ``after_ms`` or more (the retry would cost as
+    much again); a repair gets at most ``max_tokens`` of output, even when the first answer ran out of room.
+    """
+
+    max_tokens: int = 2048
+    after_ms: float = 60_000.0
 
 
 @dataclass(frozen=True)
@@ -219,15 +242,24 @@ def ask_json(
     *,
     repair: str,
     max_tokens: int | None = None,
+    bounds: RepairBudget | None = None,
 ) -> Exchange[Any]:
-    """Ask for a JSON value; one repair round (``repair`` formatted with ``error``); then ModelOutputError."""
+    """Ask for a JSON value; one repair round (``repair`` formatted with ``error``) within ``bounds``; then
+    ModelOutputError."""
+    bounds = bounds or RepairBudget()
     answer = yield ChatRequest(tuple(messages), schema, max_tokens)
     meter.record(answer)
     value, error = _usable(answer, schema)
     if error is None:
         return value
+    if answer.latency_ms >= bounds.after_ms:
+        raise ModelOutputError(
+            f"the model's output was unusable and the call took {answer.latency_ms / 1000:.0f} s, too long to "
+            f"ask again: {error.reason}"
+        ) from error
     # Output cut off at max_tokens gets room to finish on the retry; anything else gets the same budget.
     budget = max_tokens * 2 if max_tokens and error.finish_reason == "length" else max_tokens
+    budget = min(budget, bounds.max_tokens) if budget else bounds.max_tokens
     retry = (
         *messages,
         {"role": "assistant", "content": error.raw_text[:_ECHO_LIMIT]},

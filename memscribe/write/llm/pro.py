@@ -15,15 +15,27 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
-from memscribe.core.clock import Clock
-from memscribe.core.records import Episode
+from memscribe.core.clock import Clock, SystemClock
+from memscribe.core.records import Episode, OpKind, Usage
+from memscribe.errors import ConfigError, ModelOutputError
 from memscribe.providers.chat import ChatModel
 from memscribe.write.llm.aliases import AliasBook, gather_candidates
-from memscribe.write.llm.chunks import split_episode
-from memscribe.write.llm.decode import Decoder, ProposedOps
-from memscribe.write.llm.driver import Exchange, UsageMeter, WriterStats, adrive, ask_json, drive, spread
-from memscribe.write.llm.render import pro_prompt, render_request
+from memscribe.write.llm.chunks import Chunk, split_episode
+from memscribe.write.llm.decode import Decoder, ProposedOps, flatten
+from memscribe.write.llm.driver import (
+    Exchange,
+    RepairBudget,
+    UsageMeter,
+    WriterStats,
+    adrive,
+    ask_json,
+    drive,
+    spread,
+)
+from memscribe.write.llm.fallback import LiteFallback
+from memscribe.write.llm.render import PROMPT_STYLES, pro_prompt, render_request
 from memscribe.write.ports import CandidateSource, WriteContext
 from memscribe.write.prompts.pro_schema import PRO_SCHEMA
 
@@ -36,7 +48,11 @@ class ProWriter:
     """LLM writer: one call per chunk of ≤ ``max_messages`` messages (≈ ``max_chunk_tokens`` tokens).
 
     ``language`` pins the prompt ("en" / "zh"); by default each chunk picks by its CJK ratio.
-    ``stats`` holds running totals (calls, tokens, repairs, rejections) for benchmarks.
+    ``prompt="compact"`` uses the short prompt for small local models (English chunks).
+    ``stats`` holds running totals (calls, tokens, repairs, rejections) for benchmarks. ``repair`` bounds
+    the one repair round in tokens and time. Unusable output, or a chunk whose every proposal is refused,
+    falls back to the lite rules for that chunk (``fallback=False`` turns that off, leaving only the reasons);
+    only provider (transport) errors leave the episode pending.
     """
 
     name = "pro"
@@ -51,8 +67,11 @@ class ProWriter:
         max_candidates: int = 20,
         per_query: int = 4,
         max_pending: int = 10,
-        max_tokens: int | None = 2048,
+        max_tokens: int | None = 1024,
         language: str | None = None,
+        repair: RepairBudget | None = None,
+        fallback: bool = True,
+        prompt: str = "full",
     ) -> None:
         self.chat = chat
         self.max_messages = max_messages
@@ -62,20 +81,25 @@ class ProWriter:
         self.max_pending = max_pending
         self.max_tokens = max_tokens
         self.language = language
+        self.repair = repair or RepairBudget()
+        self.fallback = fallback
+        if prompt not in PROMPT_STYLES:
+            raise ConfigError(f"unknown pro prompt style {prompt!r}; known: {', '.join(PROMPT_STYLES)}")
+        self.prompt = prompt
         self.stats = WriterStats()
 
     def propose(
         self, episode: Episode, candidates: CandidateSource, context: WriteContext, clock: Clock
     ) -> ProposedOps:
         """Operations for ``episode``; raises ModelOutputError or the provider's error (episode stays pending)."""
-        return self._counted(lambda: drive(self.chat, self.exchange(episode, candidates)))
+        return self._counted(lambda: drive(self.chat, self.exchange(episode, candidates, clock)))
 
     async def apropose(
         self, episode: Episode, candidates: CandidateSource, context: WriteContext, clock: Clock
     ) -> ProposedOps:
         """The async form of :meth:`propose`: the same exchange, with awaited model calls."""
         try:
-            result = await adrive(self.chat, self.exchange(episode, candidates))
+            result = await adrive(self.chat, self.exchange(episode, candidates, clock))
         except Exception:
             self.stats.count(failures=1)
             raise
@@ -91,39 +115,83 @@ class ProWriter:
         self.stats.count(episodes=1)
         return result
 
-    def exchange(self, episode: Episode, candidates: CandidateSource) -> Exchange[ProposedOps]:
+    def exchange(
+        self, episode: Episode, candidates: CandidateSource, clock: Clock | None = None
+    ) -> Exchange[ProposedOps]:
         """The whole write decision for one episode, as requests to answer (see :func:`drive`)."""
         decoder = Decoder(episode, ProposedOps())
         book = AliasBook()
         total = UsageMeter()
         chunks = split_episode(episode, max_messages=self.max_messages, max_tokens=self.max_chunk_tokens)
+        fallback = LiteFallback(episode, candidates, clock or SystemClock(), len(chunks), enabled=self.fallback)
         for number, chunk in enumerate(chunks):
             records = gather_candidates(candidates, chunk, limit=self.max_candidates, per_query=self.per_query)
             shown = book.present(records, decoder.pending_drafts(self.max_pending))
-            prompt = pro_prompt(chunk.text(episode), self.language)
+            prompt = pro_prompt(chunk.text(episode), self.language, self.prompt)
             meter = UsageMeter()
-            answer = yield from ask_json(
-                render_request(prompt, episode, chunk, shown),
-                PRO_SCHEMA,
-                meter,
-                repair=prompt.repair,
-                max_tokens=self.max_tokens,
+            before = len(decoder.out.rejections) - decoder.notes
+            try:
+                answer = yield from ask_json(
+                    render_request(prompt, episode, chunk, shown),
+                    PRO_SCHEMA,
+                    meter,
+                    repair=prompt.repair,
+                    max_tokens=self.max_tokens,
+                    bounds=self.repair,
+                )
+            except ModelOutputError as error:
+                # Only transport errors keep the episode pending; bad output falls back to the rules.
+                decoder.note(number, OpKind.NOOP, f"the model's output was unusable: {error}")
+                added = decoder.adopt(fallback.for_chunk(chunk.indices, "the model's output was unusable"))
+            else:
+                added = self._decode(decoder, fallback, answer["operations"], book, chunk, number)
+            self._charge(decoder, added, meter.usage(prompt.version))
+            self.stats.add(
+                meter, chunks=1, operations=len(added), rejections=len(decoder.out.rejections) - decoder.notes - before
             )
-            before = len(decoder.out.rejections)
-            added = decoder.decode(answer["operations"], book, chunk.indices, number)
-            usage = meter.usage(prompt.version)
-            for position, share in zip(added, spread(usage, len(added)), strict=True):
-                op = decoder.slots[position]
-                if op is not None:
-                    decoder.slots[position] = replace(op, usage=share)
-            self.stats.add(meter, chunks=1, operations=len(added), rejections=len(decoder.out.rejections) - before)
             _merge(total, meter)
             # Counts only: the prompt and the answer may quote memory content, which is never logged at INFO.
             log.debug("pro chunk %d: %d ops, %d calls, %d tokens in", number, len(added), meter.calls, meter.tokens_in)
         result = decoder.finish()
         result.chunks = len(chunks)
-        result.usage = total.usage(pro_prompt(" ".join(c.text(episode) for c in chunks), self.language).version)
+        text = " ".join(c.text(episode) for c in chunks)
+        result.usage = total.usage(pro_prompt(text, self.language, self.prompt).version)
         return result
+
+    @staticmethod
+    def _decode(
+        decoder: Decoder,
+        fallback: LiteFallback,
+        items: list[dict[str, Any]],
+        book: AliasBook,
+        chunk: Chunk,
+        number: int,
+    ) -> list[int]:
+        """Decode one answer; when it proposes nothing, say so and keep the rules' new facts; when every
+        proposal is refused, the rules write the chunk's statements instead, so nothing said is lost."""
+        indices = chunk.indices
+        before = len(decoder.out.rejections)
+        proposed = sum(1 for _ in flatten(items))
+        added = decoder.decode(items, book, indices, number, deletes_asked=bool(chunk.subjects))
+        if not proposed:
+            decoder.note(number, OpKind.NOOP, f"the model proposed no operations for messages {indices}", refusal=False)
+            # A weak model's "nothing" is not trusted with what the rules find memorable: their new facts
+            # (ADDs only; no edits of stored memories) are kept.
+            kept = [op for op in fallback.for_chunk(indices, "the model proposed nothing") if op.kind is OpKind.ADD]
+            return [*added, *decoder.adopt(kept)]
+        if len(decoder.out.rejections) - before < proposed:
+            return added
+        # Refused operations stay in the list so the plan journals them; the rules' operations join them.
+        why = f"all {proposed} operations the model proposed were refused"
+        return [*added, *decoder.adopt(fallback.for_chunk(indices, why))]
+
+    @staticmethod
+    def _charge(decoder: Decoder, added: list[int], usage: Usage) -> None:
+        """Spread one chunk's model cost over the operations it produced."""
+        for position, share in zip(added, spread(usage, len(added)), strict=True):
+            op = decoder.slots[position]
+            if op is not None:
+                decoder.slots[position] = replace(op, usage=share)
 
 
 def _merge(total: UsageMeter, meter: UsageMeter) -> None:

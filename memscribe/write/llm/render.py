@@ -17,9 +17,9 @@ from typing import Any
 from memscribe.core.clock import ensure_utc
 from memscribe.core.records import Episode, MemoryDraft, MemoryRecord
 from memscribe.write.llm.chunks import Chunk, language_of
-from memscribe.write.prompts import pro_en, pro_zh
+from memscribe.write.prompts import pro_en, pro_en_compact, pro_zh
 
-__all__ = ["ProPrompt", "Shown", "fixed_prompt", "iso_time", "pro_prompt", "render_request"]
+__all__ = ["PROMPT_STYLES", "ProPrompt", "Shown", "fixed_prompt", "iso_time", "pro_prompt", "render_request"]
 
 Shown = MemoryRecord | MemoryDraft
 """A memory as the model sees it: a stored one, or a draft an earlier chunk of this episode proposed."""
@@ -50,12 +50,19 @@ class ProPrompt:
         )
 
 
-_PROMPTS = {"en": ProPrompt.from_module(pro_en), "zh": ProPrompt.from_module(pro_zh)}
+_PROMPTS = {
+    "en": ProPrompt.from_module(pro_en),
+    "zh": ProPrompt.from_module(pro_zh),
+    "en-compact": ProPrompt.from_module(pro_en_compact),
+}
+PROMPT_STYLES = ("full", "compact")
 
 
-def pro_prompt(text: str, language: str | None = None) -> ProPrompt:
-    """The prompt variant for ``text``: ``language`` when given ("en" / "zh"), else by its CJK ratio."""
-    return _PROMPTS[language or language_of(text)]
+def pro_prompt(text: str, language: str | None = None, style: str = "full") -> ProPrompt:
+    """The prompt variant for ``text``: ``language`` when given ("en" / "zh"), else by its CJK ratio;
+    ``style="compact"`` picks the short variant for small models where there is one (English)."""
+    chosen = language or language_of(text)
+    return _PROMPTS.get(f"{chosen}-{style}", _PROMPTS[chosen]) if style != "full" else _PROMPTS[chosen]
 
 
 def fixed_prompt(language: str = "en") -> str:
