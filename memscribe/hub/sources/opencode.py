@@ -1,0 +1,177 @@
+"""OpenCode: ``$XDG_DATA_HOME/opencode/`` (default ``~/.local/share/opencode/``), three generations.
+
+- ≤ 1.1: JSON files under ``storage/``: ``session/<projectId>/<sessionId>.json``,
+  ``message/<sessionId>/<messageId>.json`` and ``part/<messageId>/<partId>.json``; text lives only in parts.
+- ≥ 1.2: SQLite ``opencode.db`` (or a channel name such as ``opencode-stable.db``): tables ``session``,
+  ``message`` and ``part`` whose ``data`` column holds the old JSON.
+- 2.0: ``session_v2`` / ``session_message`` tables beside the v1 ones, which are not always migrated.
+
+The migration to SQLite skipped sessions and left the JSON files behind, so both are read; message and
+part ids are the same in both, so a session present in both is imported once.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from memscribe.hub.cleaning import as_text, clean_text
+from memscribe.hub.model import HubEnv, ReadResult, Session, SourceFile, ToolUse, Turn
+from memscribe.hub.places import open_readonly
+from memscribe.hub.reading import iso_or_epoch, load_json
+
+__all__ = ["OpenCodeSource", "build_session"]
+
+_QUIET_PARTS = frozenset({"reasoning", "step-start", "step-finish", "snapshot", "patch", "file", "agent",
+                          "compaction", "subtask", "retry"})  # fmt: skip
+
+
+class OpenCodeSource:
+    name = "opencode"
+    title = "OpenCode"
+
+    def discover(self, env: HubEnv) -> Iterator[SourceFile]:
+        if self.name in env.paths:
+            roots = env.paths[self.name]
+        elif env.environ.get("XDG_DATA_HOME", "").strip():
+            roots = (Path(env.environ["XDG_DATA_HOME"]) / "opencode",)
+        else:
+            roots = (env.home / ".local" / "share" / "opencode",)
+        for root in roots:
+            for db in sorted(root.glob("opencode*.db")):
+                yield SourceFile(self.name, db, kind="db", watch=(db, Path(f"{db}-wal")))
+            storage = root / "storage"
+            for path in sorted(storage.glob("session/*/*.json")):
+                yield SourceFile(self.name, path, kind="json", watch=(path, storage / "message" / path.stem))
+
+    def read(self, item: SourceFile) -> ReadResult:
+        result = ReadResult()
+        if item.kind == "db":
+            with open_readonly(item.path) as conn:
+                _read_db(conn, result)
+            return result
+        info = load_json(item.path, result)
+        if not isinstance(info, dict):
+            return result
+        result.saw("session")
+        storage = item.path.parents[2]
+        messages = []
+        for path in sorted((storage / "message" / str(info.get("id"))).glob("*.json")):
+            message = load_json(path, result)
+            if isinstance(message, dict):
+                result.saw("message")
+                parts = [p for p in (load_json(q, result) for q in sorted((storage / "part" / path.stem).glob("*.json")))
+                         if isinstance(p, dict)]  # fmt: skip
+                result.records += len(parts)
+                messages.append((message, parts))
+        result.sessions.append(build_session(info, messages, result))
+        return result
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+
+
+def _read_db(conn: sqlite3.Connection, result: ReadResult) -> None:
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if {"session", "message", "part"} <= tables:
+        cols = _columns(conn, "session")
+        wanted = [c for c in ("id", "directory", "title", "parent_id", "time_created") if c in cols]
+        for row in conn.execute(f"SELECT {', '.join(wanted)} FROM session ORDER BY time_created, id"):
+            result.saw("session")
+            info = dict(zip(wanted, row, strict=True))
+            info = {"id": info["id"], "directory": info.get("directory"), "title": info.get("title"),
+                    "parentID": info.get("parent_id"), "time": {"created": info.get("time_created")}}  # fmt: skip
+            messages = []
+            for mid, data in conn.execute(
+                "SELECT id, data FROM message WHERE session_id = ? ORDER BY time_created, id", (info["id"],)
+            ):
+                result.saw("message")
+                parts = [{"id": pid, **_json(pdata)} for pid, pdata in
+                         conn.execute("SELECT id, data FROM part WHERE message_id = ? ORDER BY id", (mid,))]  # fmt: skip
+                result.records += len(parts)
+                messages.append(({"id": mid, **_json(data)}, parts))
+            result.sessions.append(build_session(info, messages, result))
+    if {"session_v2", "session_message"} <= tables:
+        _read_v2(conn, result)
+
+
+def _read_v2(conn: sqlite3.Connection, result: ReadResult) -> None:
+    """2.0's table family: a message row's ``data`` holds the message and its parts (shape to verify)."""
+    cols = _columns(conn, "session_v2")
+    wanted = [c for c in ("id", "directory", "title", "parent_id", "time_created") if c in cols]
+    for row in conn.execute(f"SELECT {', '.join(wanted)} FROM session_v2"):
+        result.saw("session_v2")
+        info = dict(zip(wanted, row, strict=True))
+        info = {"id": info["id"], "directory": info.get("directory"), "title": info.get("title"),
+                "parentID": info.get("parent_id"), "time": {"created": info.get("time_created")}}  # fmt: skip
+        messages = []
+        for mid, data in conn.execute(
+            "SELECT id, data FROM session_message WHERE session_id = ? ORDER BY time_created, id", (info["id"],)
+        ):
+            result.saw("session_message")
+            body = _json(data)
+            head = body.get("info") if isinstance(body.get("info"), dict) else body
+            parts = [p for p in body.get("parts") or [] if isinstance(p, dict)]
+            messages.append(({"id": mid, **head}, parts))
+        result.sessions.append(build_session(info, messages, result))
+
+
+def _json(data: Any) -> dict[str, Any]:
+    try:
+        value = json.loads(data) if isinstance(data, str | bytes) else data
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def build_session(info: dict[str, Any], messages: list[tuple[dict[str, Any], list[dict[str, Any]]]],
+                  result: ReadResult) -> Session:  # fmt: skip
+    times = info.get("time") if isinstance(info.get("time"), dict) else {}
+    session = Session(id=str(info.get("id")), cwd=info.get("directory"), title=info.get("title"),
+                      started=iso_or_epoch(times.get("created"), unit="ms"))  # fmt: skip
+    if info.get("parentID"):
+        session.sidechain, session.parent = True, str(info["parentID"])
+    for i, (message, parts) in enumerate(messages):
+        times = message.get("time") if isinstance(message.get("time"), dict) else {}
+        running = message.get("role") == "assistant" and times and not times.get("completed") and not message.get("error")
+        if running and i == len(messages) - 1:
+            break  # still streaming: read it once it is complete
+        session.turns.extend(_message_turns(message, parts, result))
+    return session
+
+
+def _message_turns(message: dict[str, Any], parts: list[dict[str, Any]], result: ReadResult) -> list[Turn]:
+    key, role = str(message.get("id")), message.get("role")
+    times = message.get("time") if isinstance(message.get("time"), dict) else {}
+    when = iso_or_epoch(times.get("created"), unit="ms")
+    texts, calls, outputs = [], [], []
+    for part in sorted(parts, key=lambda p: str(p.get("id"))):
+        kind = part.get("type")
+        if kind == "text":
+            if part.get("synthetic") or part.get("ignored"):
+                result.boilerplate += 1
+            elif isinstance(part.get("text"), str):
+                texts.append(part["text"])
+        elif kind == "tool":
+            state = part.get("state") if isinstance(part.get("state"), dict) else {}
+            call_id, tool = str(part.get("callID") or part.get("id")), str(part.get("tool") or "tool")
+            calls.append(ToolUse(tool, state.get("input") or {}, call_id))
+            if state.get("status") in ("completed", "error"):
+                out = state.get("output") if state.get("status") == "completed" else state.get("error")
+                outputs.append(Turn(f"{part.get('id')}", "tool", as_text(out), iso_or_epoch(
+                    (state.get("time") or {}).get("end"), unit="ms") or when, tool_name=tool, tool_call_id=call_id,
+                    is_error=state.get("status") == "error"))  # fmt: skip
+        elif kind not in _QUIET_PARTS:
+            result.skip(f"part/{kind}")
+    text = clean_text("\n".join(texts))
+    if role == "user":
+        return [Turn(key, "user", text, when)] if text else []
+    if role == "assistant":
+        head = [Turn(key, "assistant", text, when, tuple(calls))] if text or calls else []
+        return head + outputs
+    result.skip(f"message/{role}")
+    return []
