@@ -30,7 +30,8 @@ INJECTED_END = "</memscribe-context>"
 DIGEST_BEGIN = "<!-- memscribe:begin -->"
 DIGEST_END = "<!-- memscribe:end -->"
 
-_WRAPPED = ("system-reminder", "memscribe-context", "environment_context", "user_instructions", "INSTRUCTIONS")
+_WRAPPED = ("system-reminder", "system_reminder", "memscribe-context", "environment_context", "environment_details",
+            "user_instructions", "INSTRUCTIONS", "thinking")
 _BLOCKS = re.compile(
     "|".join(rf"<{t}\b[^>]*>.*?(?:</{t}>|\Z)" for t in _WRAPPED)
     + "|" + re.escape(DIGEST_BEGIN) + r".*?(?:" + re.escape(DIGEST_END) + r"|\Z)",

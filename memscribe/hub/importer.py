@@ -206,7 +206,7 @@ class Hub:
 def _zero_turns(item: SourceFile, result: ReadResult) -> str | None:
     """The loud failure for a file the parser no longer understands (records seen, nothing recognised)."""
     unknown = sum(result.skipped.values())
-    if result.turns or result.boilerplate or not (unknown or result.malformed):
+    if result.turns or result.boilerplate or result.withheld or not (unknown or result.malformed):
         return None
     if result.partial_tail and not unknown and result.malformed == 0:
         return None

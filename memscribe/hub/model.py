@@ -97,6 +97,7 @@ class ReadResult:
     skipped: Counter[str] = field(default_factory=Counter)
     boilerplate: int = 0
     malformed: int = 0
+    withheld: int = 0  # sessions left out on purpose (deleted in the tool)
     partial_tail: bool = False
     consumed: int | None = None  # bytes up to the end of the last complete line, for line-based files
 

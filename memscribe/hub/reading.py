@@ -27,8 +27,8 @@ def split_complete(data: bytes) -> tuple[list[bytes], bool]:
     return data[:end].split(b"\n"), bool(tail.strip())
 
 
-def json_lines(path: Path, result: ReadResult, data: bytes | None = None) -> Iterator[tuple[int, Any]]:
-    """(line number, parsed object) for each complete line of ``path`` (or of ``data``)."""
+def json_lines(path: Path, result: ReadResult, data: bytes | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for each complete line of ``path`` (or of ``data``); other lines are malformed."""
     raw = path.read_bytes() if data is None else data
     lines, partial = split_complete(raw)
     result.partial_tail = result.partial_tail or partial
@@ -37,8 +37,12 @@ def json_lines(path: Path, result: ReadResult, data: bytes | None = None) -> Ite
         if not line.strip():
             continue
         try:
-            yield number, json.loads(line)
+            value = json.loads(line)
         except (ValueError, UnicodeDecodeError):
+            value = None
+        if isinstance(value, dict):
+            yield number, value
+        else:
             result.malformed += 1
 
 

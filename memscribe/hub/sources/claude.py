@@ -44,13 +44,11 @@ class ClaudeCodeSource:
         for _, record in json_lines(item.path, result):
             kind = str(record.get("type")) if isinstance(record, dict) else "?"
             result.saw(kind)
-            if kind in ("user", "assistant"):
-                nodes.append(record)
-            elif kind == "system" and record.get("uuid"):
-                nodes.append(record)  # compaction boundaries link the tree across a compaction
-            elif kind in ("summary", "ai-title", "custom-title"):
+            if kind in ("user", "assistant") or record.get("uuid"):
+                nodes.append(record)  # every linked record (compaction boundaries, attachments) keeps the chain whole
+            if kind in ("summary", "ai-title", "custom-title"):
                 title = record.get("summary") or record.get("aiTitle") or record.get("customTitle") or title
-            elif kind not in _META_TYPES:
+            elif kind not in _META_TYPES and kind not in ("user", "assistant"):
                 result.skip(kind)
         branch = active_branch(
             nodes, lambda r: r.get("uuid"), lambda r: (r.get("parentUuid"), r.get("logicalParentUuid"))

@@ -94,12 +94,13 @@ def read_pi_tree(path: Path) -> ReadResult:
         result.saw(kind)
         if kind == "session" and not header:
             header = line
-        elif kind in _ENTRY_TYPES:
-            entries.append({**line, "_line": n})
+        else:
+            if kind not in _ENTRY_TYPES:
+                result.skip(kind)
+            if kind in _ENTRY_TYPES or line.get("id"):
+                entries.append({**line, "_line": n})  # unknown entries still link the tree
             if kind == "session_info" and line.get("name"):
                 title = str(line["name"])
-        else:
-            result.skip(kind)
     branch = active_branch(entries, lambda e: e.get("id"), lambda e: (e.get("parentId"),))
     session = Session(id=str(header.get("id") or path.stem.rsplit("_", 1)[-1]), cwd=header.get("cwd"),
                       title=title, started=iso_or_epoch(header.get("timestamp")))  # fmt: skip

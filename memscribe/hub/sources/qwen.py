@@ -39,15 +39,12 @@ class QwenCodeSource:
         for _, record in json_lines(item.path, result):
             kind = str(record.get("type")) if isinstance(record, dict) else "?"
             result.saw(kind)
-            if kind in ("user", "assistant", "tool_result"):
+            if kind in ("user", "assistant", "tool_result") or record.get("uuid"):
                 nodes.append(record)
-            elif kind == "system":
-                payload = record.get("systemPayload")
-                if record.get("subtype") == "custom_title" and isinstance(payload, dict):
-                    title = payload.get("customTitle") or title
-                if record.get("uuid"):
-                    nodes.append(record)
-            else:
+            payload = record.get("systemPayload")
+            if kind == "system" and record.get("subtype") == "custom_title" and isinstance(payload, dict):
+                title = payload.get("customTitle") or title
+            elif kind not in ("user", "assistant", "tool_result", "system"):
                 result.skip(kind)
         branch = active_branch(nodes, lambda r: r.get("uuid"), lambda r: (r.get("parentUuid"),))
         first = next((r for r in branch if r.get("sessionId")), {})
@@ -69,7 +66,7 @@ def _turns(branch: list[dict[str, Any]], result: ReadResult) -> list[Turn]:
         kind, key, when = r.get("type"), str(r.get("uuid")), iso_or_epoch(r.get("timestamp"))
         message = r.get("message") if isinstance(r.get("message"), dict) else {}
         parts = [p for p in message.get("parts") or [] if isinstance(p, dict)]
-        if kind == "system":
+        if kind not in ("user", "assistant", "tool_result"):
             continue
         text = clean_text("\n".join(p["text"] for p in parts if isinstance(p.get("text"), str) and not p.get("thought")))
         if kind == "user":
