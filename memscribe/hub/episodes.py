@@ -1,7 +1,8 @@
 """From a session's new turns to engine episodes: grouping, message shape, size limits, redaction counts.
 
-An episode is one exchange: a person's prompt and what followed it (replies, tool calls, tool results)
-up to the next prompt, cut earlier when it grows past the engine's limits. Its idempotency key is the
+An episode is one or more whole exchanges: a person's prompt and what followed it (replies, tool calls,
+tool results) up to the next prompt. Short exchanges are gathered until the episode holds at least
+:data:`MIN_GROUP_TURNS` turns; a long one is cut when it grows past the engine's limits. Its idempotency key is the
 source, the session and the key of its first turn, so the same turns always make the same episode.
 """
 
@@ -17,6 +18,7 @@ from memscribe.hub.model import Session, Turn
 __all__ = ["MAX_TEXT", "EpisodeDraft", "group_turns", "messages_of", "session_scope"]
 
 MAX_TEXT = 20_000  # tool output and pasted files beyond this are cut: memory wants the gist, not the log
+MIN_GROUP_TURNS = 40  # short exchanges share an episode: each add is a durable transaction, so fewer go faster
 MAX_GROUP_TURNS = 200
 MAX_GROUP_CHARS = 400_000
 
@@ -38,7 +40,7 @@ def group_turns(source: str, session: str, turns: Sequence[Turn]) -> list[Episod
     size = 0
     for turn in turns:
         length = min(len(turn.text), MAX_TEXT) + sum(len(str(c.arguments)) for c in turn.tool_calls)
-        starts = turn.role == "user" and any(t.role != "user" for t in current)
+        starts = turn.role == "user" and len(current) >= MIN_GROUP_TURNS and any(t.role != "user" for t in current)
         if current and (starts or len(current) >= MAX_GROUP_TURNS or size + length > MAX_GROUP_CHARS):
             groups.append(EpisodeDraft(episode_key(source, session, current[0].key), current))
             current, size = [], 0
@@ -58,11 +60,14 @@ def _cut(text: str, limit: int = MAX_TEXT) -> str:
 class _Redactor:
     """Redacts before anything is cut (a cut must never leave half a secret behind) and counts what it found."""
 
-    def __init__(self) -> None:
+    def __init__(self, count: bool) -> None:
         self.found: list[tuple[str, str, int]] = []
         self._n = 0
+        self._count = count
 
     def text(self, value: str, limit: int) -> str:
+        if not self._count and len(value) <= limit:
+            return value  # the engine redacts it on add; only a cut needs it first
         clean, n = redact(value)
         self._n += n
         return _cut(clean, limit)
@@ -82,11 +87,13 @@ class _Redactor:
         self._n = 0
 
 
-def messages_of(turns: Sequence[Turn]) -> tuple[list[dict[str, Any]], list[tuple[str, str, int]]]:
+def messages_of(
+    turns: Sequence[Turn], *, count_secrets: bool = True
+) -> tuple[list[dict[str, Any]], list[tuple[str, str, int]]]:
     """Engine message mappings for ``turns`` (tool results as ``tool`` messages named after their tool), and
-    (turn key, field, secrets redacted) for each turn that held any."""
+    (turn key, field, secrets redacted) for each turn that held any (when ``count_secrets``)."""
     out: list[dict[str, Any]] = []
-    red = _Redactor()
+    red = _Redactor(count_secrets)
     for turn in turns:
         text = red.text(turn.text, MAX_TEXT)
         red.note(turn.key, "text")

@@ -9,7 +9,7 @@ imported become episodes. Running it twice adds nothing; a run killed half way i
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -42,12 +42,17 @@ class Hub:
 
     ``defer`` stores episodes without waiting for the writer (they are written in the background, or on the
     next start of the engine); the default writes each episode's memories as it is imported.
+    ``count_secrets`` fills the redaction report (the engine redacts either way).
     """
 
-    def __init__(self, memory: Memory, state_path: Path, env: HubEnv, *, user: str, defer: bool = False) -> None:
+    def __init__(
+        self, memory: Memory, state_path: Path, env: HubEnv, *, user: str, defer: bool = False,
+        count_secrets: bool = True,
+    ) -> None:  # fmt: skip
         if not user:
             raise ConfigError("the hub needs the person's user id")
         self.memory, self.env, self.user, self.defer = memory, env, user, defer
+        self.count_secrets = count_secrets
         self.state = HubState(state_path)
 
     def close(self) -> None:
@@ -78,30 +83,36 @@ class Hub:
 
     # -- import --------------------------------------------------------------------------------------
 
-    def import_(
-        self,
-        names: Sequence[str] | None = None,
-        *,
-        dry_run: bool = False,
-        progress: Callable[[str, SourceFile], None] | None = None,
-        items: Iterable[tuple[HubSource, SourceFile]] | None = None,
-    ) -> ImportReport:
-        """Import what changed in the named sources (default: all). ``dry_run`` reads and counts only."""
-        report = ImportReport(dry_run=dry_run)
-        work = items if items is not None else self._discover(names, report)
-        for source, item in work:
-            if progress is not None:
-                progress(source.name, item)
-            self._import_item(_Item(source, item, report.source(source.name), dry_run))
-        return report
-
-    def _discover(self, names: Sequence[str] | None, report: ImportReport) -> Iterable[tuple[HubSource, SourceFile]]:
+    def pending(self, names: Sequence[str] | None = None) -> tuple[list[tuple[HubSource, SourceFile]], ImportReport]:
+        """What an import would read: every changed item of the named sources (default: all), and the report
+        it starts (items found per source)."""
+        report = ImportReport()
+        work = []
         for source in self.sources(names):
             entry = report.source(source.name)
             for item in source.discover(self.env):
                 entry.items += 1
                 if self._changed(source.name, item):
-                    yield source, item
+                    work.append((source, item))
+        return work, report
+
+    def import_(
+        self,
+        names: Sequence[str] | None = None,
+        *,
+        dry_run: bool = False,
+        progress: Callable[[int], None] | None = None,
+        pending: tuple[list[tuple[HubSource, SourceFile]], ImportReport] | None = None,
+    ) -> ImportReport:
+        """Import what changed in the named sources (default: all). ``dry_run`` reads and counts only;
+        ``progress`` is called with 1 after each item."""
+        work, report = pending if pending is not None else self.pending(names)
+        report.dry_run = dry_run
+        for source, item in work:
+            self._import_item(_Item(source, item, report.source(source.name), dry_run))
+            if progress is not None:
+                progress(1)
+        return report
 
     def _import_item(self, job: _Item) -> None:
         sig, cursor = signature(job.item.watched())
@@ -153,7 +164,7 @@ class Hub:
 
     def _add(self, job: _Item, session: Session, *, group: EpisodeDraft, scope: str, project: str | None) -> bool:
         """Add one episode; False (the turns stay planned, retried next run) when the engine refused it."""
-        messages, secrets = messages_of(group.turns)
+        messages, secrets = messages_of(group.turns, count_secrets=self.count_secrets)
         for key, where, count in secrets:
             job.report.redactions.append({"path": str(job.item.path), "session": session.id, "turn": key,
                                           "field": where, "count": count})  # fmt: skip
