@@ -12,80 +12,125 @@ from test_hub_support import episodes, open_hub, store_bytes, turns_by_session
 # source -> (turns per scope session, tool names, projects, the roles of one session in order)
 EXPECTED: dict[str, tuple[dict[str, int], set[str], set[str | None], tuple[str, list[str]]]] = {
     "claude-code": (
-        {"claude-code:0b6f2c1e-5d3a-4c7b-9e21-7a1f0c9d4e11": 9,
-         "claude-code:0b6f2c1e-5d3a-4c7b-9e21-7a1f0c9d4e11/agent-a1b2c3": 4},
-        {"Read", "Edit", "Bash", "Grep"}, {"/home/ada/shop"},
-        ("claude-code:0b6f2c1e-5d3a-4c7b-9e21-7a1f0c9d4e11",
-         ["user", "assistant", "tool", "assistant", "tool", "user", "assistant", "tool", "assistant"]),
+        {
+            "claude-code:0b6f2c1e-5d3a-4c7b-9e21-7a1f0c9d4e11": 9,
+            "claude-code:0b6f2c1e-5d3a-4c7b-9e21-7a1f0c9d4e11/agent-a1b2c3": 4,
+        },
+        {"Read", "Edit", "Bash", "Grep"},
+        {"/home/ada/shop"},
+        (
+            "claude-code:0b6f2c1e-5d3a-4c7b-9e21-7a1f0c9d4e11",
+            ["user", "assistant", "tool", "assistant", "tool", "user", "assistant", "tool", "assistant"],
+        ),
     ),
     "codex": (
         {"codex:019a4f2e-7c11-7d20-b3a9-5e0c2f8a1d64": 6, "codex:5973b6c0-94b8-487b-a530-2aeb6098ae0e": 4},
-        {"shell", "apply_patch"}, {"/home/ada/infra", None},
+        {"shell", "apply_patch"},
+        {"/home/ada/infra", None},
         ("codex:019a4f2e-7c11-7d20-b3a9-5e0c2f8a1d64", ["user", "assistant", "tool", "assistant", "tool", "assistant"]),
     ),
     "cursor": (
-        {"cursor:c0mp-0001-aaaa": 4, "cursor:c0mp-0002-sub": 2, "cursor:c0mp-legacy": 2, "cursor:ag-91c2e7d4": 4,
-         "cursor:7d1e5a3c-2b4f-4e6a-8c0d-9f1b3e5a7c2d": 4},
-        {"read_file", "Edit", "run_terminal_cmd"}, {"/home/ada/game engine", None},
+        {
+            "cursor:c0mp-0001-aaaa": 4,
+            "cursor:c0mp-0002-sub": 2,
+            "cursor:c0mp-legacy": 2,
+            "cursor:ag-91c2e7d4": 4,
+            "cursor:7d1e5a3c-2b4f-4e6a-8c0d-9f1b3e5a7c2d": 4,
+        },
+        {"read_file", "Edit", "run_terminal_cmd"},
+        {"/home/ada/game engine", None},
         ("cursor:c0mp-0001-aaaa", ["user", "assistant", "tool", "assistant"]),
     ),
     "opencode": (
-        {"opencode:ses_5e1a0c3f2ffeQk2mWbZx1yN7aP": 4, "opencode:ses_5e1a0c9b8ffe7Hj3LmNo4pQrSt": 2,
-         "opencode:ses_5e2b7d11affeM3nBvCx8zL0qWe": 3, "opencode:ses_6a0f3c2e1ffeVb9nM2xZq7wE4r": 2},
-        {"write", "bash", "edit"}, {"/home/ada/api"},
+        {
+            "opencode:ses_5e1a0c3f2ffeQk2mWbZx1yN7aP": 4,
+            "opencode:ses_5e1a0c9b8ffe7Hj3LmNo4pQrSt": 2,
+            "opencode:ses_5e2b7d11affeM3nBvCx8zL0qWe": 3,
+            "opencode:ses_6a0f3c2e1ffeVb9nM2xZq7wE4r": 2,
+        },
+        {"write", "bash", "edit"},
+        {"/home/ada/api"},
         ("opencode:ses_5e1a0c3f2ffeQk2mWbZx1yN7aP", ["user", "assistant", "tool", "tool"]),
     ),
     "qwen-code": (
         {"qwen-code:d2a7c9e4-3b18-4f60-8a5e-7c1b9d0e2f43": 7, "qwen-code:0e5f1a2b-77c3-4d19-8e6a-3b2c1d0f9e8a": 2},
-        {"read_file", "edit"}, {"/home/ada/ml-pipeline", None},
-        ("qwen-code:d2a7c9e4-3b18-4f60-8a5e-7c1b9d0e2f43", ["user", "assistant", "tool", "assistant", "user", "assistant", "tool"]),
+        {"read_file", "edit"},
+        {"/home/ada/ml-pipeline", None},
+        (
+            "qwen-code:d2a7c9e4-3b18-4f60-8a5e-7c1b9d0e2f43",
+            ["user", "assistant", "tool", "assistant", "user", "assistant", "tool"],
+        ),
     ),
     "openclaw": (
-        {"openclaw:8f3e2d1c-0b9a-4876-9543-210fedcba987": 4}, {"memory_write"}, {"/home/ada/.openclaw/workspace"},
+        {"openclaw:8f3e2d1c-0b9a-4876-9543-210fedcba987": 4},
+        {"memory_write"},
+        {"/home/ada/.openclaw/workspace"},
         ("openclaw:8f3e2d1c-0b9a-4876-9543-210fedcba987", ["user", "assistant", "tool", "assistant"]),
     ),
     "pi": (
-        {"pi:4e1f7a2c-9b3d-4c8e-a6f0-2d5b8c1e9a73": 6, "pi:11111111-2222-4333-8444-555555555555": 2}, {"read"},
+        {"pi:4e1f7a2c-9b3d-4c8e-a6f0-2d5b8c1e9a73": 6, "pi:11111111-2222-4333-8444-555555555555": 2},
+        {"read"},
         {"/home/ada/blog"},
         ("pi:4e1f7a2c-9b3d-4c8e-a6f0-2d5b8c1e9a73", ["user", "assistant", "tool", "assistant", "tool", "user"]),
     ),
     "hermes": (
-        {"hermes:20261109_081500_a1b2c3": 6, "hermes:20261109_082000_sub001": 2}, {"web_search"},
+        {"hermes:20261109_081500_a1b2c3": 6, "hermes:20261109_082000_sub001": 2},
+        {"web_search"},
         {"/home/ada/garden-planner"},
         ("hermes:20261109_081500_a1b2c3", ["user", "assistant", "tool", "assistant", "user", "assistant"]),
     ),
     "workbuddy": (
-        {"workbuddy:9a7c3e1f-5b2d-4e8a-b6c4-0f2e4a6c8e10": 4}, {"Write"}, {"/Users/ada/WorkBuddy/Claw"},
+        {"workbuddy:9a7c3e1f-5b2d-4e8a-b6c4-0f2e4a6c8e10": 4},
+        {"Write"},
+        {"/Users/ada/WorkBuddy/Claw"},
         ("workbuddy:9a7c3e1f-5b2d-4e8a-b6c4-0f2e4a6c8e10", ["user", "assistant", "tool", "assistant"]),
     ),
     "codebuddy": (
-        {"codebuddy:5b9d2e71-4c3a-4f8e-9a1b-6d0c2e4f8a13": 4, "codebuddy:5b9d2e71-4c3a-4f8e-9a1b-6d0c2e4f8a13/agent-7f3e": 2},
-        {"Grep"}, {"/home/ada/crm.api"},
+        {
+            "codebuddy:5b9d2e71-4c3a-4f8e-9a1b-6d0c2e4f8a13": 4,
+            "codebuddy:5b9d2e71-4c3a-4f8e-9a1b-6d0c2e4f8a13/agent-7f3e": 2,
+        },
+        {"Grep"},
+        {"/home/ada/crm.api"},
         ("codebuddy:5b9d2e71-4c3a-4f8e-9a1b-6d0c2e4f8a13", ["user", "assistant", "tool", "assistant"]),
     ),
     "deepseek-harness": (
-        {"deepseek-harness:session-2f6b1d9e-8c4a-4e3f-b5a7-1d0e9c8b7a65": 6,
-         "deepseek-harness:session-7c3d5e1f-0a2b-4c6d-8e9f-1a2b3c4d5e6f": 2,
-         "deepseek-harness:4d2e8f1a-6b3c-4a9d-8e7f-5c1b0a9d8e7f": 2},
-        {"bash"}, {"/home/ada/quant"},
-        ("deepseek-harness:session-2f6b1d9e-8c4a-4e3f-b5a7-1d0e9c8b7a65",
-         ["user", "assistant", "tool", "assistant", "user", "assistant"]),
+        {
+            "deepseek-harness:session-2f6b1d9e-8c4a-4e3f-b5a7-1d0e9c8b7a65": 6,
+            "deepseek-harness:session-7c3d5e1f-0a2b-4c6d-8e9f-1a2b3c4d5e6f": 2,
+            "deepseek-harness:4d2e8f1a-6b3c-4a9d-8e7f-5c1b0a9d8e7f": 2,
+        },
+        {"bash"},
+        {"/home/ada/quant"},
+        (
+            "deepseek-harness:session-2f6b1d9e-8c4a-4e3f-b5a7-1d0e9c8b7a65",
+            ["user", "assistant", "tool", "assistant", "user", "assistant"],
+        ),
     ),
     "gemini-cli": (
-        {"gemini-cli:3f9a2c11-8d7e-4b6a-9c5d-1e2f3a4b5c6d": 4, "gemini-cli:7b2e9d03-1c4a-4e8f-a2b6-0d9c8e7f6a51": 5,
-         "gemini-cli:c41d": 2},
-        {"write_file", "search_file_content"}, {"/home/ada/notes-app"},
+        {
+            "gemini-cli:3f9a2c11-8d7e-4b6a-9c5d-1e2f3a4b5c6d": 4,
+            "gemini-cli:7b2e9d03-1c4a-4e8f-a2b6-0d9c8e7f6a51": 5,
+            "gemini-cli:c41d": 2,
+        },
+        {"write_file", "search_file_content"},
+        {"/home/ada/notes-app"},
         ("gemini-cli:7b2e9d03-1c4a-4e8f-a2b6-0d9c8e7f6a51", ["user", "assistant", "tool", "user", "assistant"]),
     ),
     "cline": (
-        {"cline:1795000000000": 6, "roo-code:0f8e7d6c-5b4a-4392-8170-6e5d4c3b2a19": 2}, {"read_file"},
+        {"cline:1795000000000": 6, "roo-code:0f8e7d6c-5b4a-4392-8170-6e5d4c3b2a19": 2},
+        {"read_file"},
         {"/home/ada/invoices", "/home/ada/docs-site"},
         ("cline:1795000000000", ["user", "assistant", "tool", "assistant", "user", "assistant"]),
     ),
     "aider": ({}, set(), set(), ("", [])),  # paths depend on where the fixture lands: checked in its own test
 }
 
-NO_TIMES = {"cursor:ag-91c2e7d4", "cursor:7d1e5a3c-2b4f-4e6a-8c0d-9f1b3e5a7c2d", "codex:5973b6c0-94b8-487b-a530-2aeb6098ae0e"}
+NO_TIMES = {
+    "cursor:ag-91c2e7d4",
+    "cursor:7d1e5a3c-2b4f-4e6a-8c0d-9f1b3e5a7c2d",
+    "codex:5973b6c0-94b8-487b-a530-2aeb6098ae0e",
+}
 
 
 def _import(tmp_path: Path, name: str) -> tuple[Any, Any, Any]:
@@ -238,7 +283,10 @@ def test_aider_reads_sessions_prompts_and_replies(tmp_path: Path) -> None:
     first = min(found.values(), key=len)
     assert [m["role"] for m in first] == ["user", "assistant"]
     longer = max(found.values(), key=len)
-    assert longer[0]["content"] == "The bot posts the forecast at 07:00 UTC; change it to 06:30 Europe/Berlin.\nKeep the cron in config.yaml."
+    assert (
+        longer[0]["content"]
+        == "The bot posts the forecast at 07:00 UTC; change it to 06:30 Europe/Berlin.\nKeep the cron in config.yaml."
+    )
     assert ">>>>>>> REPLACE" in longer[1]["content"]  # edit blocks are part of the reply, not notices
     assert not any("pytest" in m["content"] or "Aider v0" in m["content"] for m in longer)
     assert all(e["scope"]["project"].endswith("weather-bot") for e in episodes(memory))

@@ -18,10 +18,21 @@ from build import materialize  # noqa: E402
 
 # source name -> the fixture folder and where its data root is inside it
 ROOTS: dict[str, str] = {
-    "aider": ".", "claude-code": ".", "cline": "User", "codebuddy": ".", "codex": ".", "cursor": ".",
-    "deepseek-harness": ".", "gemini-cli": ".", "hermes": ".", "openclaw": ".", "opencode": ".", "pi": ".",
-    "qwen-code": ".", "workbuddy": ".",
-}  # fmt: skip
+    "aider": ".",
+    "claude-code": ".",
+    "cline": "User",
+    "codebuddy": ".",
+    "codex": ".",
+    "cursor": ".",
+    "deepseek-harness": ".",
+    "gemini-cli": ".",
+    "hermes": ".",
+    "openclaw": ".",
+    "opencode": ".",
+    "pi": ".",
+    "qwen-code": ".",
+    "workbuddy": ".",
+}
 
 
 def fixture_env(tmp: Path, names: Iterable[str]) -> HubEnv:

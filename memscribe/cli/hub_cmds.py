@@ -38,24 +38,51 @@ def _paths(values: tuple[str, ...]) -> dict[str, tuple[Path, ...]]:
     return {k: tuple(v) for k, v in out.items()}
 
 
-def _hub(state: CliState, user: str | None, paths: tuple[str, ...], roots: tuple[str, ...], *, defer: bool = False,
-         count_secrets: bool = False) -> Hub:  # fmt: skip
+def _hub(
+    state: CliState,
+    user: str | None,
+    paths: tuple[str, ...],
+    roots: tuple[str, ...],
+    *,
+    defer: bool = False,
+    count_secrets: bool = False,
+) -> Hub:
     from memscribe.hub import Hub, HubEnv
 
-    env = HubEnv(home=Path.home(), environ=dict(os.environ), paths=_paths(paths),
-                 project_roots=tuple(Path(r).expanduser() for r in roots) or (Path.cwd(),))  # fmt: skip
+    env = HubEnv(
+        home=Path.home(),
+        environ=dict(os.environ),
+        paths=_paths(paths),
+        project_roots=tuple(Path(r).expanduser() for r in roots) or (Path.cwd(),),
+    )
     person = state.user(user, required=False) or getpass.getuser()
     db = Path(state.settings.db.value or "memscribe.db")
-    hub = Hub(state.memory(), db.with_name(f"{db.stem}.hub{db.suffix or '.db'}"), env, user=person, defer=defer,
-              count_secrets=count_secrets)  # fmt: skip
+    hub = Hub(
+        state.memory(),
+        db.with_name(f"{db.stem}.hub{db.suffix or '.db'}"),
+        env,
+        user=person,
+        defer=defer,
+        count_secrets=count_secrets,
+    )
     click.get_current_context().call_on_close(hub.close)
     return hub
 
 
-_path_option = click.option("--path", "paths", multiple=True, metavar="SOURCE=DIR",
-                            help="Read SOURCE from DIR instead of its default location (repeatable).")  # fmt: skip
-_root_option = click.option("--project-root", "roots", multiple=True, metavar="DIR",
-                            help="Where to look for per-project histories such as Aider's (default: the current directory).")  # fmt: skip
+_path_option = click.option(
+    "--path",
+    "paths",
+    multiple=True,
+    metavar="SOURCE=DIR",
+    help="Read SOURCE from DIR instead of its default location (repeatable).",
+)
+_root_option = click.option(
+    "--project-root",
+    "roots",
+    multiple=True,
+    metavar="DIR",
+    help="Where to look for per-project histories such as Aider's (default: the current directory).",
+)
 
 
 @click.group("hub")
@@ -89,9 +116,14 @@ def scan_cmd(state: CliState, sources: tuple[str, ...], paths: tuple[str, ...], 
 
 def _render_report(report: ImportReport, with_redactions: bool) -> Any:
     def render(out: Console) -> None:
-        rows = [(name, f"{s.turns} turns in {s.episodes} episodes from {s.changed}/{s.items} changed items"
-                 + (f", {len(s.errors)} errors" if s.errors else ""))
-                for name, s in sorted(report.sources.items())]  # fmt: skip
+        rows = [
+            (
+                name,
+                f"{s.turns} turns in {s.episodes} episodes from {s.changed}/{s.items} changed items"
+                + (f", {len(s.errors)} errors" if s.errors else ""),
+            )
+            for name, s in sorted(report.sources.items())
+        ]
         out.print(pairs_table(rows, title="would import" if report.dry_run else "imported"))
         for error in report.errors:
             out.print(f"[red]error[/red] {error['path']}: {error['error']}")
@@ -112,8 +144,16 @@ def _render_report(report: ImportReport, with_redactions: bool) -> Any:
 @click.option("--defer", is_flag=True, help="Store the episodes now and let the writer catch up later.")
 @json_option
 @pass_state
-def import_cmd(state: CliState, sources: tuple[str, ...], user: str | None, paths: tuple[str, ...],
-               roots: tuple[str, ...], dry_run: bool, with_report: bool, defer: bool) -> None:  # fmt: skip
+def import_cmd(
+    state: CliState,
+    sources: tuple[str, ...],
+    user: str | None,
+    paths: tuple[str, ...],
+    roots: tuple[str, ...],
+    dry_run: bool,
+    with_report: bool,
+    defer: bool,
+) -> None:
     """Import new turns from every source (or the SOURCES named); running it again adds nothing."""
     hub = _hub(state, user, paths, roots, defer=defer, count_secrets=with_report)
     pending = hub.pending(list(sources) or None)
@@ -130,8 +170,14 @@ def import_cmd(state: CliState, sources: tuple[str, ...], user: str | None, path
 def status_cmd(state: CliState) -> None:
     """Per source: items, sessions, turns, episodes, the last import and any errors."""
     found = _hub(state, None, (), ()).status()
-    rows = [(n, f"{v['sessions']} sessions, {v['turns']} turns, last {v['last_import'] or 'never'}"
-             + (f", {len(v['errors'])} errors" if v["errors"] else "")) for n, v in sorted(found.items())]  # fmt: skip
+    rows = [
+        (
+            n,
+            f"{v['sessions']} sessions, {v['turns']} turns, last {v['last_import'] or 'never'}"
+            + (f", {len(v['errors'])} errors" if v["errors"] else ""),
+        )
+        for n, v in sorted(found.items())
+    ]
     emit(state.json, {"sources": found}, lambda out: out.print(pairs_table(rows, title="hub status")))
 
 
@@ -140,12 +186,19 @@ def status_cmd(state: CliState) -> None:
 @user_option("The person whose memory this is (default: $MEMSCRIBE_USER, else the login name).")
 @_path_option
 @_root_option
-@click.option("--interval", default=5.0, show_default=True, type=click.FloatRange(min=0.05),
-              help="Seconds between polls.")  # fmt: skip
+@click.option(
+    "--interval", default=5.0, show_default=True, type=click.FloatRange(min=0.05), help="Seconds between polls."
+)
 @json_option
 @pass_state
-def watch_cmd(state: CliState, sources: tuple[str, ...], user: str | None, paths: tuple[str, ...],
-              roots: tuple[str, ...], interval: float) -> None:  # fmt: skip
+def watch_cmd(
+    state: CliState,
+    sources: tuple[str, ...],
+    user: str | None,
+    paths: tuple[str, ...],
+    roots: tuple[str, ...],
+    interval: float,
+) -> None:
     """Import, then poll for new turns every --interval seconds until Ctrl-C or SIGTERM."""
     hub = _hub(state, user, paths, roots)
     stop = threading.Event()

@@ -28,8 +28,18 @@ from memscribe.write.ports import CandidateSource, WriteContext
 
 __all__ = ["HoldWriter", "command", "write_history"]
 
-_TOPICS = ("the billing service", "the search index", "the login page", "the deploy script", "the CSV importer",
-           "the mobile app", "the test suite", "the docs site", "the cache layer", "the webhook handler")  # fmt: skip
+_TOPICS = (
+    "the billing service",
+    "the search index",
+    "the login page",
+    "the deploy script",
+    "the CSV importer",
+    "the mobile app",
+    "the test suite",
+    "the docs site",
+    "the cache layer",
+    "the webhook handler",
+)
 _TOOLS = ("Read", "Edit", "Bash", "Grep", "Write")
 
 
@@ -39,7 +49,9 @@ class HoldWriter:
     name = "hold"
     version = "1"
 
-    def propose(self, episode: Episode, candidates: CandidateSource, context: WriteContext, clock: Clock) -> list[Operation]:
+    def propose(
+        self, episode: Episode, candidates: CandidateSource, context: WriteContext, clock: Clock
+    ) -> list[Operation]:
         return []
 
 
@@ -55,25 +67,80 @@ def _session_lines(index: int, turns: int, rng: random.Random) -> tuple[str, lis
         uuid = f"{sid[:8]}-{n:06d}"
         clock += rng.randrange(1, 30)
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(clock))
-        lines.append(json.dumps({**base, "parentUuid": parent, "type": kind, "uuid": uuid, "timestamp": stamp,
-                                 "message": message, **extra}))  # fmt: skip
+        lines.append(
+            json.dumps(
+                {
+                    **base,
+                    "parentUuid": parent,
+                    "type": kind,
+                    "uuid": uuid,
+                    "timestamp": stamp,
+                    "message": message,
+                    **extra,
+                }
+            )
+        )
         parent, n = uuid, n + 1
 
     made = 0
     while made < turns:
         topic, tool = rng.choice(_TOPICS), rng.choice(_TOOLS)
-        add("user", {"role": "user", "content": f"Please look at {topic}: it fails when the input is empty "
-                     f"(ticket {rng.randrange(10_000)}).\n<system-reminder>Run tests before committing.</system-reminder>"})  # fmt: skip
+        add(
+            "user",
+            {
+                "role": "user",
+                "content": f"Please look at {topic}: it fails when the input is empty "
+                f"(ticket {rng.randrange(10_000)}).\n<system-reminder>Run tests before committing.</system-reminder>",
+            },
+        )
         mid, req = f"msg_{index}_{made}", f"req_{index}_{made}"
         msg = {"id": mid, "type": "message", "role": "assistant", "model": "claude-sonnet-4-5"}
         add("assistant", {**msg, "content": [{"type": "text", "text": f"Checking {topic} first."}]}, requestId=req)
-        add("assistant", {**msg, "content": [{"type": "tool_use", "id": f"tu_{index}_{made}", "name": tool,
-                                              "input": {"path": f"src/{topic.split()[-1]}.py"}}]}, requestId=req)  # fmt: skip
-        add("user", {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"tu_{index}_{made}",
-                                                  "content": f"def handle(rows):\n    return rows[0]  # line {made}"}]})  # fmt: skip
-        add("assistant", {"id": mid + "b", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
-                          "content": [{"type": "text", "text": f"{topic.capitalize()} indexed rows[0] without a check; "
-                                       "I added a guard for empty input and a test."}]}, requestId=req + "b")  # fmt: skip
+        add(
+            "assistant",
+            {
+                **msg,
+                "content": [
+                    {
+                        "type": "tool_use",
+                        "id": f"tu_{index}_{made}",
+                        "name": tool,
+                        "input": {"path": f"src/{topic.split()[-1]}.py"},
+                    }
+                ],
+            },
+            requestId=req,
+        )
+        add(
+            "user",
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": f"tu_{index}_{made}",
+                        "content": f"def handle(rows):\n    return rows[0]  # line {made}",
+                    }
+                ],
+            },
+        )
+        add(
+            "assistant",
+            {
+                "id": mid + "b",
+                "type": "message",
+                "role": "assistant",
+                "model": "claude-sonnet-4-5",
+                "content": [
+                    {
+                        "type": "text",
+                        "text": f"{topic.capitalize()} indexed rows[0] without a check; "
+                        "I added a guard for empty input and a test.",
+                    }
+                ],
+            },
+            requestId=req + "b",
+        )
         made += 4  # user, assistant (two streamed rows merged), tool result, assistant
     return sid, lines
 
@@ -98,8 +165,14 @@ def _run(root: Path, store: Path, *, writer: Any, embedder: str, sessions: int |
     from memscribe.hub.report import ImportReport
 
     memory = Memory(store, writer=writer, embedder=embedder)
-    hub = Hub(memory, store.with_name(store.stem + ".hub.db"), HubEnv(home=root, paths={"claude-code": (root,)}),
-              user="bench", count_secrets=False, defer=defer)  # fmt: skip
+    hub = Hub(
+        memory,
+        store.with_name(store.stem + ".hub.db"),
+        HubEnv(home=root, paths={"claude-code": (root,)}),
+        user="bench",
+        count_secrets=False,
+        defer=defer,
+    )
     work, report = hub.pending(["claude-code"])
     if sessions is not None:
         work = work[:sessions]
@@ -109,10 +182,17 @@ def _run(root: Path, store: Path, *, writer: Any, embedder: str, sessions: int |
     memory.flush()  # a deferred writer catches up here
     caught_up = time.perf_counter() - start
     again = hub.import_(pending=(work, ImportReport()))  # read again: every key is known, nothing is added
-    out = {"sessions": report.sources["claude-code"].sessions, "turns": report.turns, "episodes": report.episodes,
-           "seconds": round(seconds, 2), "writer_caught_up_seconds": round(caught_up, 2), "turns_per_s": round(report.turns / seconds, 1) if seconds else None,
-           "second_run_turns": again.turns, "errors": len(report.errors),
-           "memories": memory.stats(user_id="bench")["memories"]}  # fmt: skip
+    out = {
+        "sessions": report.sources["claude-code"].sessions,
+        "turns": report.turns,
+        "episodes": report.episodes,
+        "seconds": round(seconds, 2),
+        "writer_caught_up_seconds": round(caught_up, 2),
+        "turns_per_s": round(report.turns / seconds, 1) if seconds else None,
+        "second_run_turns": again.turns,
+        "errors": len(report.errors),
+        "memories": memory.stats(user_id="bench")["memories"],
+    }
     hub.close()
     memory.close()
     return out
@@ -123,23 +203,40 @@ def _run(root: Path, store: Path, *, writer: Any, embedder: str, sessions: int |
 @click.option("--turns", default=100, show_default=True, help="Turns per session.")
 @click.option("--lite-sessions", default=50, show_default=True, help="Sessions imported with the lite writer.")
 @click.option("--embedder", default="local", show_default=True, help="Embedder for the lite run (local or hash).")
-@click.option("--dir", "workdir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Work directory (default: a temporary one, removed afterwards).")  # fmt: skip
-@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write the JSON report here.")
+@click.option(
+    "--dir",
+    "workdir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Work directory (default: a temporary one, removed afterwards).",
+)
+@click.option(
+    "--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write the JSON report here."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-def command(sessions: int, turns: int, lite_sessions: int, embedder: str, workdir: Path | None, output: Path | None,
-            as_json: bool) -> None:  # fmt: skip
+def command(
+    sessions: int,
+    turns: int,
+    lite_sessions: int,
+    embedder: str,
+    workdir: Path | None,
+    output: Path | None,
+    as_json: bool,
+) -> None:
     """Import throughput of the hub on a synthetic Claude Code history, deferred writer and lite."""
     with tempfile.TemporaryDirectory(prefix="memscribe-bench-hub-") as tmp:
         base = workdir or Path(tmp)
         start = time.perf_counter()
         total = write_history(base / "history", sessions, turns)
-        report: dict[str, Any] = {"history": {"sessions": sessions, "turns": total,
-                                              "write_seconds": round(time.perf_counter() - start, 2)}}  # fmt: skip
-        report["deferred"] = _run(base / "history", base / "deferred.db", writer=HoldWriter(), embedder="hash",
-                                  sessions=None, defer=True)  # fmt: skip
-        report["lite"] = _run(base / "history", base / "lite.db", writer="lite", embedder=embedder,
-                              sessions=lite_sessions, defer=False)  # fmt: skip
+        report: dict[str, Any] = {
+            "history": {"sessions": sessions, "turns": total, "write_seconds": round(time.perf_counter() - start, 2)}
+        }
+        report["deferred"] = _run(
+            base / "history", base / "deferred.db", writer=HoldWriter(), embedder="hash", sessions=None, defer=True
+        )
+        report["lite"] = _run(
+            base / "history", base / "lite.db", writer="lite", embedder=embedder, sessions=lite_sessions, defer=False
+        )
         report["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     text = json.dumps(report, indent=2)
     if output is not None:
@@ -149,7 +246,9 @@ def command(sessions: int, turns: int, lite_sessions: int, embedder: str, workdi
     else:
         d, lite = report["deferred"], report["lite"]
         click.echo(f"history: {sessions} sessions, {total} turns")
-        click.echo(f"deferred writer: {d['turns_per_s']} turns/s ({d['turns']} turns, {d['seconds']} s), "
-                   f"second run {d['second_run_turns']} turns")  # fmt: skip
+        click.echo(
+            f"deferred writer: {d['turns_per_s']} turns/s ({d['turns']} turns, {d['seconds']} s), "
+            f"second run {d['second_run_turns']} turns"
+        )
         click.echo(f"lite writer: {lite['turns_per_s']} turns/s ({lite['turns']} turns, {lite['seconds']} s)")
         click.echo(f"peak RSS: {report['peak_rss_mb']} MB")

@@ -22,6 +22,7 @@ __all__ = [
     "blocks_text",
     "clean_text",
     "is_command_echo",
+    "mapping",
     "unwrap_user_query",
 ]
 
@@ -30,11 +31,23 @@ INJECTED_END = "</memscribe-context>"
 DIGEST_BEGIN = "<!-- memscribe:begin -->"
 DIGEST_END = "<!-- memscribe:end -->"
 
-_WRAPPED = ("system-reminder", "system_reminder", "memscribe-context", "environment_context", "environment_details",
-            "user_instructions", "INSTRUCTIONS", "thinking")
+_WRAPPED = (
+    "system-reminder",
+    "system_reminder",
+    "memscribe-context",
+    "environment_context",
+    "environment_details",
+    "user_instructions",
+    "INSTRUCTIONS",
+    "thinking",
+)
 _BLOCKS = re.compile(
     "|".join(rf"<{t}\b[^>]*>.*?(?:</{t}>|\Z)" for t in _WRAPPED)
-    + "|" + re.escape(DIGEST_BEGIN) + r".*?(?:" + re.escape(DIGEST_END) + r"|\Z)",
+    + "|"
+    + re.escape(DIGEST_BEGIN)
+    + r".*?(?:"
+    + re.escape(DIGEST_END)
+    + r"|\Z)",
     re.DOTALL,
 )
 _COMMAND = re.compile(r"^\s*<(command-name|command-message|command-args|local-command-stdout|local-command-stderr)>")
@@ -70,6 +83,11 @@ def blocks_text(content: Any, kinds: tuple[str, ...] = ("text", "input_text", "o
         elif isinstance(block, dict) and block.get("type", "text") in kinds and isinstance(block.get("text"), str):
             parts.append(block["text"])
     return "\n".join(p for p in parts if p)
+
+
+def mapping(value: Any) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else an empty one (records are untrusted)."""
+    return value if isinstance(value, dict) else {}
 
 
 def as_text(value: Any) -> str:

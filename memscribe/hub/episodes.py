@@ -101,8 +101,9 @@ def messages_of(
         if turn.timestamp is not None:
             message["timestamp"] = turn.timestamp
         if turn.tool_calls:
-            message["tool_calls"] = [{"name": c.name[:256], "arguments": red.args(c.arguments), "id": c.id}
-                                     for c in turn.tool_calls]  # fmt: skip
+            message["tool_calls"] = [
+                {"name": c.name[:256], "arguments": red.args(c.arguments), "id": c.id} for c in turn.tool_calls
+            ]
             red.note(turn.key, "tool_arguments")
         if turn.role == "tool":
             message["name"] = (turn.tool_name or "tool")[:256]

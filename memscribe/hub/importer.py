@@ -46,9 +46,15 @@ class Hub:
     """
 
     def __init__(
-        self, memory: Memory, state_path: Path, env: HubEnv, *, user: str, defer: bool = False,
+        self,
+        memory: Memory,
+        state_path: Path,
+        env: HubEnv,
+        *,
+        user: str,
+        defer: bool = False,
         count_secrets: bool = True,
-    ) -> None:  # fmt: skip
+    ) -> None:
         if not user:
             raise ConfigError("the hub needs the person's user id")
         self.memory, self.env, self.user, self.defer = memory, env, user, defer
@@ -69,8 +75,12 @@ class Hub:
         for source in self.sources(names):
             items = list(source.discover(self.env))
             changed = [i for i in items if self._changed(source.name, i)]
-            out[source.name] = {"title": source.title, "items": len(items), "changed": len(changed),
-                                "paths": [str(i.path) for i in items]}  # fmt: skip
+            out[source.name] = {
+                "title": source.title,
+                "items": len(items),
+                "changed": len(changed),
+                "paths": [str(i.path) for i in items],
+            }
         return out
 
     def status(self) -> dict[str, dict[str, Any]]:
@@ -115,7 +125,7 @@ class Hub:
         return report
 
     def _import_item(self, job: _Item) -> None:
-        sig, cursor = signature(job.item.watched())
+        _, cursor = signature(job.item.watched())  # taken before reading: a write during the read shows next time
         job.report.changed += 1
         try:
             result = job.source.read(job.item)
@@ -157,7 +167,9 @@ class Hub:
         job.report.episodes += len(groups)
         if job.dry_run:
             return
-        self.state.plan(name, scope_session, [(g.key, [t.key for t in g.turns]) for g in groups if g.key not in replans])
+        self.state.plan(
+            name, scope_session, [(g.key, [t.key for t in g.turns]) for g in groups if g.key not in replans]
+        )
         project = project_of(session.cwd)
         added = [g.key for g in groups if self._add(job, session, group=g, scope=scope_session, project=project)]
         self.state.finish(name, scope_session, added, path=str(job.item.path), project=project)
@@ -166,13 +178,18 @@ class Hub:
         """Add one episode; False (the turns stay planned, retried next run) when the engine refused it."""
         messages, secrets = messages_of(group.turns, count_secrets=self.count_secrets)
         for key, where, count in secrets:
-            job.report.redactions.append({"path": str(job.item.path), "session": session.id, "turn": key,
-                                          "field": where, "count": count})  # fmt: skip
+            job.report.redactions.append(
+                {"path": str(job.item.path), "session": session.id, "turn": key, "field": where, "count": count}
+            )
         if not messages:
             return True
         when = next((t.timestamp for t in group.turns if t.timestamp), None) or session.started or _mtime(job.item)
-        meta: dict[str, Any] = {"tool": session.tool or job.source.name, "session": session.id,
-                                "file": str(job.item.path), "turns": len(group.turns)}  # fmt: skip
+        meta: dict[str, Any] = {
+            "tool": session.tool or job.source.name,
+            "session": session.id,
+            "file": str(job.item.path),
+            "turns": len(group.turns),
+        }
         if session.cwd:
             meta["cwd"] = session.cwd
         if session.title:
@@ -182,10 +199,16 @@ class Hub:
         meta.update(session.meta)
         try:
             self.memory.add(
-                messages, user_id=self.user, session_id=scope, project=project, timestamp=when,
-                source=(session.tool or job.source.name)[:64], metadata={"hub": meta}, idempotency_key=group.key,
+                messages,
+                user_id=self.user,
+                session_id=scope,
+                project=project,
+                timestamp=when,
+                source=(session.tool or job.source.name)[:64],
+                metadata={"hub": meta},
+                idempotency_key=group.key,
                 wait=not self.defer,
-            )  # fmt: skip
+            )
         except WriterError:
             return True  # stored, and pending: the engine writes it on its next pass
         except UserError as exc:
@@ -222,8 +245,10 @@ def _zero_turns(item: SourceFile, result: ReadResult) -> str | None:
     if result.partial_tail and not unknown and result.malformed == 0:
         return None
     seen = ", ".join(f"{k}×{v}" for k, v in sorted(result.record_types.items())) or "none"
-    return (f"{item.path}: {result.records} records but no turns recognised (record types seen: {seen}; "
-            f"{result.malformed} malformed lines)")  # fmt: skip
+    return (
+        f"{item.path}: {result.records} records but no turns recognised (record types seen: {seen}; "
+        f"{result.malformed} malformed lines)"
+    )
 
 
 def _mtime(item: SourceFile) -> datetime:

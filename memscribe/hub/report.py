@@ -37,11 +37,18 @@ class SourceReport:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "items": self.items, "changed": self.changed, "records": self.records, "sessions": self.sessions,
-            "turns": self.turns, "episodes": self.episodes, "boilerplate": self.boilerplate,
-            "malformed": self.malformed, "skipped": dict(sorted(self.skipped.items())), "errors": self.errors,
+            "items": self.items,
+            "changed": self.changed,
+            "records": self.records,
+            "sessions": self.sessions,
+            "turns": self.turns,
+            "episodes": self.episodes,
+            "boilerplate": self.boilerplate,
+            "malformed": self.malformed,
+            "skipped": dict(sorted(self.skipped.items())),
+            "errors": self.errors,
             "secrets_redacted": sum(r["count"] for r in self.redactions),
-        }  # fmt: skip
+        }
 
 
 @dataclass
@@ -69,9 +76,11 @@ class ImportReport:
 
     def as_dict(self, *, with_redactions: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "dry_run": self.dry_run, "turns": self.turns, "episodes": self.episodes,
+            "dry_run": self.dry_run,
+            "turns": self.turns,
+            "episodes": self.episodes,
             "sources": {n: s.as_dict() for n, s in sorted(self.sources.items())},
-        }  # fmt: skip
+        }
         if with_redactions:
             out["redactions"] = self.redactions()
         return out

@@ -39,8 +39,15 @@ class FileCursor:
     """Where a file stood when it was last read: the signature of every watched path and the byte offset
     after its last complete line (a partial last line is read again once it is complete)."""
 
-    def __init__(self, signature: str, inode: int | None, size: int | None, mtime_ns: int | None,
-                 offset: int | None, partial: bool) -> None:  # fmt: skip
+    def __init__(
+        self,
+        signature: str,
+        inode: int | None,
+        size: int | None,
+        mtime_ns: int | None,
+        offset: int | None,
+        partial: bool,
+    ) -> None:
         self.signature, self.inode, self.size, self.mtime_ns = signature, inode, size, mtime_ns
         self.offset, self.partial = offset, partial
 
@@ -61,7 +68,6 @@ def signature(paths: Iterable[Path]) -> tuple[str, FileCursor]:
     if first is None:
         return text, FileCursor(text, None, None, None, None, False)
     return text, FileCursor(text, first.st_ino, first.st_size, first.st_mtime_ns, None, False)
-
 
 
 class HubState:
@@ -101,9 +107,19 @@ class HubState:
         with self.transaction() as conn:
             conn.execute(
                 "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (source, str(path), cursor.signature, cursor.inode, cursor.size, cursor.mtime_ns, cursor.offset,
-                 int(cursor.partial), error, _now()),
-            )  # fmt: skip
+                (
+                    source,
+                    str(path),
+                    cursor.signature,
+                    cursor.inode,
+                    cursor.size,
+                    cursor.mtime_ns,
+                    cursor.offset,
+                    int(cursor.partial),
+                    error,
+                    _now(),
+                ),
+            )
 
     # -- turns -------------------------------------------------------------------------------------
 
@@ -146,8 +162,7 @@ class HubState:
         for source, files, last in self.conn.execute(
             "SELECT source, count(*), max(imported_at) FROM files GROUP BY source"
         ):
-            out[source] = {"files": files, "sessions": 0, "turns": 0, "episodes": 0, "last_import": last,
-                           "errors": []}  # fmt: skip
+            out[source] = {"files": files, "sessions": 0, "turns": 0, "episodes": 0, "last_import": last, "errors": []}
         for source, sessions, turns, episodes in self.conn.execute(
             "SELECT source, count(*), sum(turns), sum(episodes) FROM sessions GROUP BY source"
         ):

@@ -19,10 +19,22 @@ from memscribe.hub.tree import active_branch
 
 __all__ = ["ClaudeCodeSource"]
 
-_META_TYPES = frozenset({
-    "summary", "system", "file-history-snapshot", "queue-operation", "progress", "last-prompt", "attachment",
-    "ai-title", "custom-title", "tag", "permission-mode", "worktree-state",
-})  # fmt: skip
+_META_TYPES = frozenset(
+    {
+        "summary",
+        "system",
+        "file-history-snapshot",
+        "queue-operation",
+        "progress",
+        "last-prompt",
+        "attachment",
+        "ai-title",
+        "custom-title",
+        "tag",
+        "permission-mode",
+        "worktree-state",
+    }
+)
 
 
 class ClaudeCodeSource:
@@ -90,8 +102,15 @@ def _turns(branch: list[dict[str, Any]], result: ReadResult) -> list[Turn]:
     return turns
 
 
-def _assistant(record: dict[str, Any], message: dict[str, Any], when: Any, turns: list[Turn],
-               merged: dict[str, int], tool_names: dict[str, str], result: ReadResult) -> None:  # fmt: skip
+def _assistant(
+    record: dict[str, Any],
+    message: dict[str, Any],
+    when: Any,
+    turns: list[Turn],
+    merged: dict[str, int],
+    tool_names: dict[str, str],
+    result: ReadResult,
+) -> None:
     if message.get("model") == "<synthetic>":
         result.boilerplate += 1  # written by the CLI itself (interrupts, API errors), not the model
         return
@@ -116,8 +135,14 @@ def _assistant(record: dict[str, Any], message: dict[str, Any], when: Any, turns
     turns.append(Turn(key, "assistant", "\n".join(texts), when, tuple(calls)))
 
 
-def _user(record: dict[str, Any], message: dict[str, Any], when: Any, turns: list[Turn],
-          tool_names: dict[str, str], result: ReadResult) -> None:  # fmt: skip
+def _user(
+    record: dict[str, Any],
+    message: dict[str, Any],
+    when: Any,
+    turns: list[Turn],
+    tool_names: dict[str, str],
+    result: ReadResult,
+) -> None:
     uuid = str(record.get("uuid"))
     if record.get("isMeta") or record.get("isCompactSummary"):
         result.boilerplate += 1
@@ -130,8 +155,17 @@ def _user(record: dict[str, Any], message: dict[str, Any], when: Any, turns: lis
             continue
         if block.get("type") == "tool_result":
             call = str(block.get("tool_use_id"))
-            turns.append(Turn(f"{uuid}:{i}", "tool", as_text(block.get("content")), when,
-                              tool_name=tool_names.get(call), tool_call_id=call, is_error=bool(block.get("is_error"))))  # fmt: skip
+            turns.append(
+                Turn(
+                    f"{uuid}:{i}",
+                    "tool",
+                    as_text(block.get("content")),
+                    when,
+                    tool_name=tool_names.get(call),
+                    tool_call_id=call,
+                    is_error=bool(block.get("is_error")),
+                )
+            )
         elif block.get("type") == "text" and isinstance(block.get("text"), str):
             texts.append(block["text"])
     raw = "\n".join(texts)

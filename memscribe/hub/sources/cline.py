@@ -15,13 +15,17 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from memscribe.hub.cleaning import as_text, clean_text
+from memscribe.hub.cleaning import as_arguments, as_text, clean_text
 from memscribe.hub.model import HubEnv, ReadResult, Session, SourceFile, ToolUse, Turn
 from memscribe.hub.reading import iso_or_epoch, load_json
 
 __all__ = ["EXTENSIONS", "ClineSource"]
 
-EXTENSIONS = {"saoudrizwan.claude-dev": "cline", "rooveterinaryinc.roo-cline": "roo-code", "kilocode.kilo-code": "kilo-code"}
+EXTENSIONS = {
+    "saoudrizwan.claude-dev": "cline",
+    "rooveterinaryinc.roo-cline": "roo-code",
+    "kilocode.kilo-code": "kilo-code",
+}
 _EDITORS = ("Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf")
 _TASK = re.compile(r"<task>(.*?)</task>", re.DOTALL)
 _FEEDBACK = re.compile(r"</?(?:feedback|answer|user_message)>")
@@ -31,8 +35,11 @@ def _user_dirs(env: HubEnv) -> list[Path]:
     home = env.home
     dirs = [home / ".vscode-server" / "data" / "User"]
     for editor in _EDITORS:
-        dirs += [home / ".config" / editor / "User", home / "Library" / "Application Support" / editor / "User",
-                 home / "AppData" / "Roaming" / editor / "User"]  # fmt: skip
+        dirs += [
+            home / ".config" / editor / "User",
+            home / "Library" / "Application Support" / editor / "User",
+            home / "AppData" / "Roaming" / editor / "User",
+        ]
     return dirs
 
 
@@ -55,8 +62,7 @@ class ClineSource:
         ui = load_json(item.path / "ui_messages.json", result) if (item.path / "ui_messages.json").exists() else None
         times = {m.get("conversationHistoryIndex"): m.get("ts") for m in ui or [] if isinstance(m, dict)}
         started = iso_or_epoch(next((m.get("ts") for m in ui or [] if isinstance(m, dict)), None), unit="ms")
-        session = Session(id=item.path.name, tool=EXTENSIONS.get(item.kind, self.name), started=started,
-                          cwd=_cwd(item))  # fmt: skip
+        session = Session(id=item.path.name, tool=EXTENSIONS.get(item.kind, self.name), started=started, cwd=_cwd(item))
         names: dict[str, str] = {}
         for index, message in enumerate(history):
             if not isinstance(message, dict):
@@ -76,8 +82,11 @@ def _cwd(item: SourceFile) -> str | None:
         found = load_json(roo, scratch)
         if isinstance(found, dict) and found.get("workspace"):
             return str(found["workspace"])
-    index = load_json(item.path.parents[1] / "state" / "taskHistory.json", scratch) if (
-        item.path.parents[1] / "state" / "taskHistory.json").exists() else None  # fmt: skip
+    index = (
+        load_json(item.path.parents[1] / "state" / "taskHistory.json", scratch)
+        if (item.path.parents[1] / "state" / "taskHistory.json").exists()
+        else None
+    )
     for entry in index or []:
         if isinstance(entry, dict) and str(entry.get("id")) == item.path.name:
             return entry.get("cwdOnTaskInitialization")
@@ -94,11 +103,20 @@ def _message(key: str, m: dict[str, Any], when: Any, names: dict[str, str], resu
             texts.append(b["text"])
         elif kind == "tool_use":
             names[str(b.get("id"))] = str(b.get("name") or "tool")
-            calls.append(ToolUse(str(b.get("name") or "tool"), b.get("input") or {}, b.get("id")))
+            calls.append(ToolUse(str(b.get("name") or "tool"), as_arguments(b.get("input")), b.get("id")))
         elif kind == "tool_result":
             call = str(b.get("tool_use_id"))
-            out.append(Turn(f"{key}:{i}", "tool", clean_text(as_text(b.get("content"))), when,
-                            tool_name=names.get(call), tool_call_id=call, is_error=bool(b.get("is_error"))))  # fmt: skip
+            out.append(
+                Turn(
+                    f"{key}:{i}",
+                    "tool",
+                    clean_text(as_text(b.get("content"))),
+                    when,
+                    tool_name=names.get(call),
+                    tool_call_id=call,
+                    is_error=bool(b.get("is_error")),
+                )
+            )
     raw = "\n".join(texts)
     task = _TASK.search(raw)
     text = clean_text(_FEEDBACK.sub("", task.group(1) if task else raw))

@@ -16,7 +16,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from memscribe.hub.cleaning import as_arguments, as_text, blocks_text, clean_text, is_command_echo, unwrap_user_query
+from memscribe.hub.cleaning import (
+    as_arguments,
+    as_text,
+    blocks_text,
+    clean_text,
+    is_command_echo,
+    mapping,
+    unwrap_user_query,
+)
 from memscribe.hub.model import HubEnv, ReadResult, Session, SourceFile, ToolUse, Turn
 from memscribe.hub.places import open_readonly
 from memscribe.hub.reading import iso_or_epoch, json_lines
@@ -24,8 +32,19 @@ from memscribe.hub.tree import active_branch
 
 __all__ = ["CodeBuddySource", "WorkBuddySource"]
 
-_KNOWN = frozenset({"reasoning", "topic", "ai-title", "custom-title", "summary", "file-history-snapshot",
-                    "goal-result", "goal-progress", "resend-fork-notice"})  # fmt: skip
+_KNOWN = frozenset(
+    {
+        "reasoning",
+        "topic",
+        "ai-title",
+        "custom-title",
+        "summary",
+        "file-history-snapshot",
+        "goal-result",
+        "goal-progress",
+        "resend-fork-notice",
+    }
+)
 _TREE = ("message", "function_call", "function_call_result", "function_call_output")
 
 
@@ -57,9 +76,13 @@ class _Family:
         branch = active_branch(nodes, lambda r: r.get("id"), lambda r: (r.get("parentId"), r.get("logicalParentId")))
         first = next((r for r in branch if r.get("sessionId")), {})
         home = item.path.parents[2] if "subagents" not in item.path.parts else item.path.parents[4]
-        session = Session(id=str(first.get("sessionId") or item.path.stem), title=title,
-                          cwd=next((r["cwd"] for r in branch if isinstance(r.get("cwd"), str)), None),
-                          started=iso_or_epoch(first.get("timestamp"), unit="ms"), meta={"product": home.name.lstrip(".")})  # fmt: skip
+        session = Session(
+            id=str(first.get("sessionId") or item.path.stem),
+            title=title,
+            cwd=next((r["cwd"] for r in branch if isinstance(r.get("cwd"), str)), None),
+            started=iso_or_epoch(first.get("timestamp"), unit="ms"),
+            meta={"product": home.name.lstrip(".")},
+        )
         if item.path.stem.startswith("agent-") or "subagents" in item.path.parts:
             session.parent, session.sidechain = session.id, True
             session.id = f"{session.id}/{item.path.stem}"
@@ -75,16 +98,27 @@ class _Family:
         calls: dict[str, str] = {}
         for r in branch:
             kind, key, when = r.get("type"), str(r.get("id")), iso_or_epoch(r.get("timestamp"), unit="ms")
-            pd = r.get("providerData") if isinstance(r.get("providerData"), dict) else {}
+            pd = mapping(r.get("providerData"))
             if kind == "function_call":
                 call_id, name = str(r.get("callId")), str(r.get("name") or "tool")
                 calls[call_id] = name
-                turns.append(Turn(key, "assistant", "", when, (ToolUse(name, as_arguments(r.get("arguments")), call_id),)))
+                turns.append(
+                    Turn(key, "assistant", "", when, (ToolUse(name, as_arguments(r.get("arguments")), call_id),))
+                )
             elif kind in ("function_call_result", "function_call_output"):
                 call_id = str(r.get("callId"))
                 if call_id in calls:  # an orphan result belongs to no call of this branch: dropped
-                    turns.append(Turn(key, "tool", as_text(r.get("output")), when, tool_name=calls[call_id],
-                                      tool_call_id=call_id, is_error=r.get("status") == "failed"))  # fmt: skip
+                    turns.append(
+                        Turn(
+                            key,
+                            "tool",
+                            as_text(r.get("output")),
+                            when,
+                            tool_name=calls[call_id],
+                            tool_call_id=call_id,
+                            is_error=r.get("status") == "failed",
+                        )
+                    )
             elif kind == "message":
                 turn = self._message(r, key, when, pd, result)
                 if turn is not None:
@@ -98,7 +132,7 @@ class _Family:
             return None
         if role == "assistant":
             text = raw.strip()
-            error = pd.get("error") if isinstance(pd.get("error"), dict) else {}
+            error = mapping(pd.get("error"))
             if not text or text == str(error.get("message", "")).strip():
                 return None
             return Turn(key, "assistant", text, when)
@@ -120,7 +154,13 @@ def _apply_app_db(home: Path, session: Session, result: ReadResult) -> bool:
         with open_readonly(db) as conn:
             cols = {row[1] for row in conn.execute("PRAGMA table_info(sessions)")}
             wanted = [c for c in ("title", "custom_title", "cwd", "deleted_at") if c in cols]
-            row = conn.execute(f"SELECT {', '.join(wanted)} FROM sessions WHERE id = ?", (session.parent or session.id,)).fetchone() if wanted else None
+            row = (
+                conn.execute(
+                    f"SELECT {', '.join(wanted)} FROM sessions WHERE id = ?", (session.parent or session.id,)
+                ).fetchone()
+                if wanted
+                else None
+            )
     except sqlite3.Error:
         return True
     if row is None:

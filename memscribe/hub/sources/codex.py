@@ -20,9 +20,21 @@ from memscribe.hub.reading import iso_or_epoch, json_lines, read_zstd
 __all__ = ["CodexSource"]
 
 _INJECTED = ("<user_instructions>", "<environment_context>", "# AGENTS.md instructions", "<permissions instructions>")
-_KNOWN = frozenset({"session_meta", "turn_context", "response_item", "event_msg", "compacted", "world_state",
-                    "inter_agent_communication", "inter_agent_communication_metadata", "security_risk_score",
-                    "realtime_item", "state"})  # fmt: skip
+_KNOWN = frozenset(
+    {
+        "session_meta",
+        "turn_context",
+        "response_item",
+        "event_msg",
+        "compacted",
+        "world_state",
+        "inter_agent_communication",
+        "inter_agent_communication_metadata",
+        "security_risk_score",
+        "realtime_item",
+        "state",
+    }
+)
 _CALLS = ("function_call", "custom_tool_call", "local_shell_call", "web_search_call")
 _OUTPUTS = ("function_call_output", "custom_tool_call_output")
 
@@ -54,9 +66,10 @@ class CodexSource:
             elif kind not in _KNOWN:
                 result.skip(kind)
         session = Session(
-            id=str(meta.get("id") or item.path.stem.rsplit("-", 5)[-1]), cwd=meta.get("cwd"),
+            id=str(meta.get("id") or item.path.stem.rsplit("-", 5)[-1]),
+            cwd=meta.get("cwd"),
             started=iso_or_epoch(meta.get("timestamp")),
-        )  # fmt: skip
+        )
         source_kind = meta.get("source")
         if (isinstance(source_kind, dict) and "subagent" in source_kind) or meta.get("parent_thread_id"):
             session.sidechain, session.parent = True, meta.get("parent_thread_id")
@@ -84,8 +97,10 @@ def _envelope(line: Any) -> tuple[str, Any, Any]:
 
 
 def _turns(name: str, rows: list[tuple[int, str, Any, Any]], result: ReadResult, session: Session) -> list[Turn]:
-    from_items = any(k == "response_item" and isinstance(p, dict) and p.get("type") == "message"
-                     and p.get("role") == "user" for _, k, p, _ in rows)  # fmt: skip
+    from_items = any(
+        k == "response_item" and isinstance(p, dict) and p.get("type") == "message" and p.get("role") == "user"
+        for _, k, p, _ in rows
+    )
     turns: list[Turn] = []
     names: dict[str, str] = {}
     for n, kind, payload, when in rows:

@@ -100,20 +100,31 @@ def _read_vscdb(db: Path) -> ReadResult:
     result = ReadResult()
     folders = _workspaces(db)
     with open_readonly(db) as conn:
-        headers = [(k, _loads(v)) for k, v in conn.execute("SELECT key, value FROM cursorDiskKV WHERE key LIKE 'composerData:%'")]
+        headers = [
+            (k, _loads(v))
+            for k, v in conn.execute("SELECT key, value FROM cursorDiskKV WHERE key LIKE 'composerData:%'")
+        ]
         children = {c for _, h in headers for c in h.get("subComposerIds") or []}
         parents = {c: h.get("composerId") for _, h in headers for c in h.get("subComposerIds") or []}
         for key, header in headers:
             result.saw("composerData")
             cid = str(header.get("composerId") or key.split(":", 1)[1])
-            bubbles = {str(k).rsplit(":", 1)[1]: _loads(v) for k, v in conn.execute(
-                "SELECT key, value FROM cursorDiskKV WHERE key LIKE ?", (f"bubbleId:{cid}:%",))}  # fmt: skip
-            order = [str(h.get("bubbleId")) for h in header.get("fullConversationHeadersOnly") or [] if isinstance(h, dict)]
+            bubbles = {
+                str(k).rsplit(":", 1)[1]: _loads(v)
+                for k, v in conn.execute("SELECT key, value FROM cursorDiskKV WHERE key LIKE ?", (f"bubbleId:{cid}:%",))
+            }
+            order = [
+                str(h.get("bubbleId")) for h in header.get("fullConversationHeadersOnly") or [] if isinstance(h, dict)
+            ]
             inline = [b for b in header.get("conversation") or [] if isinstance(b, dict)]
             sequence = [bubbles[b] | {"bubbleId": b} for b in order if b in bubbles] or inline
             result.records += len(sequence)
-            session = Session(id=cid, cwd=folders.get(cid), title=header.get("name"),
-                              started=iso_or_epoch(header.get("createdAt"), unit="ms"))  # fmt: skip
+            session = Session(
+                id=cid,
+                cwd=folders.get(cid),
+                title=header.get("name"),
+                started=iso_or_epoch(header.get("createdAt"), unit="ms"),
+            )
             if cid in children:
                 session.sidechain, session.parent = True, parents.get(cid)
             session.turns = [t for b in sequence for t in _bubble(b, session.started, result)]
@@ -138,8 +149,17 @@ def _bubble(b: dict[str, Any], fallback: datetime | None, result: ReadResult) ->
     args = as_arguments(tool.get("rawArgs") or tool.get("params"))
     out = [Turn(key, "assistant", text, when, (ToolUse(name, args, call_id),))]
     if tool.get("result") is not None:
-        out.append(Turn(f"{key}:result", "tool", as_text(_loads(tool["result"]) or tool["result"]), when,
-                        tool_name=name, tool_call_id=call_id, is_error=tool.get("status") == "error"))  # fmt: skip
+        out.append(
+            Turn(
+                f"{key}:result",
+                "tool",
+                as_text(_loads(tool["result"]) or tool["result"]),
+                when,
+                tool_name=name,
+                tool_call_id=call_id,
+                is_error=tool.get("status") == "error",
+            )
+        )
     return out
 
 
@@ -160,7 +180,7 @@ def _read_transcript(path: Path) -> ReadResult:
             for b in blocks:
                 if isinstance(b, dict) and b.get("type") == "tool_use":
                     names[str(b.get("id"))] = str(b.get("name") or "tool")
-                    calls.append(ToolUse(str(b.get("name") or "tool"), b.get("input") or {}, b.get("id")))
+                    calls.append(ToolUse(str(b.get("name") or "tool"), as_arguments(b.get("input")), b.get("id")))
             text = blocks_text(blocks, ("text",))
             if text or calls:
                 session.turns.append(Turn(f"L{n}", "assistant", text, None, tuple(calls)))
@@ -177,8 +197,17 @@ def _transcript_user(key: str, blocks: list[Any], names: dict[str, str], session
     for i, b in enumerate(blocks):
         if isinstance(b, dict) and b.get("type") == "tool_result":
             call = str(b.get("tool_use_id"))
-            session.turns.append(Turn(f"{key}:{i}", "tool", as_text(b.get("content")), None, tool_name=names.get(call),
-                                      tool_call_id=call, is_error=bool(b.get("is_error"))))  # fmt: skip
+            session.turns.append(
+                Turn(
+                    f"{key}:{i}",
+                    "tool",
+                    as_text(b.get("content")),
+                    None,
+                    tool_name=names.get(call),
+                    tool_call_id=call,
+                    is_error=bool(b.get("is_error")),
+                )
+            )
     if raw.strip():
         text = unwrap_user_query(raw)
         if text:

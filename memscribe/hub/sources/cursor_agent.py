@@ -9,6 +9,7 @@ tree walked from the latest root, children in order. Blob ids are stable, so the
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 from pathlib import Path
@@ -67,8 +68,11 @@ def read_agent_store(db: Path) -> ReadResult:
         blobs: dict[str, bytes] = {}
         for bid, data in conn.execute("SELECT id, data FROM blobs"):
             blobs[bid.hex() if isinstance(bid, bytes) else str(bid)] = bytes(data) if data is not None else b""
-    session = Session(id=str(meta.get("agentId") or db.parent.name), title=meta.get("name"),
-                      started=iso_or_epoch(meta.get("createdAt"), unit="ms"))  # fmt: skip
+    session = Session(
+        id=str(meta.get("agentId") or db.parent.name),
+        title=meta.get("name"),
+        started=iso_or_epoch(meta.get("createdAt"), unit="ms"),
+    )
     messages: list[tuple[str, dict[str, Any]]] = []
     root = str(meta.get("latestRootBlobId") or "")
     _walk(root, blobs, messages, session, 0, set())
@@ -94,8 +98,14 @@ def _meta(conn: sqlite3.Connection) -> dict[str, Any]:
     return decoded if isinstance(decoded, dict) else {}
 
 
-def _walk(bid: str, blobs: dict[str, bytes], out: list[tuple[str, dict[str, Any]]], session: Session,
-          depth: int, seen: set[str]) -> None:  # fmt: skip
+def _walk(
+    bid: str,
+    blobs: dict[str, bytes],
+    out: list[tuple[str, dict[str, Any]]],
+    session: Session,
+    depth: int,
+    seen: set[str],
+) -> None:
     data = blobs.get(bid)
     if data is None or bid in seen or depth > MAX_DEPTH:
         return
@@ -111,10 +121,8 @@ def _walk(bid: str, blobs: dict[str, bytes], out: list[tuple[str, dict[str, Any]
         if field == 1 and len(value) == 32:
             _walk(value.hex(), blobs, out, session, depth + 1, seen)
         elif session.cwd is None and value.startswith((b"/", b"~")) and b"\n" not in value:
-            try:
+            with contextlib.suppress(UnicodeDecodeError):
                 session.cwd = value.decode("utf-8")
-            except UnicodeDecodeError:
-                pass
 
 
 def _turns(key: str, m: dict[str, Any], names: dict[str, str], result: ReadResult) -> list[Turn]:
@@ -142,8 +150,16 @@ def _turns(key: str, m: dict[str, Any], names: dict[str, str], result: ReadResul
         for i, b in enumerate(blocks):
             if isinstance(b, dict) and b.get("type") in ("tool-result", "tool_result"):
                 call_id = str(b.get("toolCallId") or b.get("tool_use_id"))
-                out.append(Turn(f"{key}:{i}", "tool", as_text(b.get("result", b.get("content"))), None,
-                                tool_name=b.get("toolName") or names.get(call_id), tool_call_id=call_id))  # fmt: skip
+                out.append(
+                    Turn(
+                        f"{key}:{i}",
+                        "tool",
+                        as_text(b.get("result", b.get("content"))),
+                        None,
+                        tool_name=b.get("toolName") or names.get(call_id),
+                        tool_call_id=call_id,
+                    )
+                )
         return out
     if role == "system":
         result.boilerplate += 1

@@ -17,16 +17,36 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from memscribe.hub.cleaning import as_arguments, as_text, blocks_text, clean_text
+from memscribe.hub.cleaning import as_arguments, as_text, blocks_text, clean_text, mapping
 from memscribe.hub.model import HubEnv, ReadResult, Session, SourceFile, ToolUse, Turn
 from memscribe.hub.reading import iso_or_epoch, json_lines, read_zstd
 
 __all__ = ["DeepSeekHarnessSource", "pick_generation"]
 
 _GENERATION = re.compile(r"^session(?:\.v(\d+))?\.jsonl(?:\.zstd)?$")
-_LOG_PREFIXES = ("turn/", "step/", "request/", "subagent/", "hook/", "todo/", "goal/", "approval/", "sandbox/",
-                 "llm/", "compaction/", "model/", "session", "team/", "tool/call", "tool/ptc-dispatch",
-                 "tool/code-dispatch", "assistant/attempt", "text-chunks", "reasoning-chunks", "tool-call-chunks")
+_LOG_PREFIXES = (
+    "turn/",
+    "step/",
+    "request/",
+    "subagent/",
+    "hook/",
+    "todo/",
+    "goal/",
+    "approval/",
+    "sandbox/",
+    "llm/",
+    "compaction/",
+    "model/",
+    "session",
+    "team/",
+    "tool/call",
+    "tool/ptc-dispatch",
+    "tool/code-dispatch",
+    "assistant/attempt",
+    "text-chunks",
+    "reasoning-chunks",
+    "tool-call-chunks",
+)
 _INJECTED = ("system/message", "developer/message")
 
 
@@ -69,9 +89,12 @@ class DeepSeekHarnessSource:
                 header = line
             else:
                 events.append(line)
-        session = Session(id=str(header.get("id") or item.path.name), cwd=header.get("cwd"),
-                          started=iso_or_epoch(header.get("createdAt"), unit="ms"),
-                          meta={"format_version": header.get("version"), "generation": path.name})  # fmt: skip
+        session = Session(
+            id=str(header.get("id") or item.path.name),
+            cwd=header.get("cwd"),
+            started=iso_or_epoch(header.get("createdAt"), unit="ms"),
+            meta={"format_version": header.get("version"), "generation": path.name},
+        )
         if header.get("origin") == "subagent":
             session.sidechain, session.parent = True, header.get("parentSession")
         session.turns = _turns(_drop_seed(header, events), session, result)
@@ -83,8 +106,11 @@ class DeepSeekHarnessSource:
 def _drop_seed(header: dict[str, Any], events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Without the parent's history a fork or resume replays before its own events."""
     if header.get("isSeeded"):
-        ends = [i for i, e in enumerate(events) if e.get("type") == "session/end-seed"
-                and isinstance(e.get("data"), dict) and e["data"].get("inherited")]  # fmt: skip
+        ends = [
+            i
+            for i, e in enumerate(events)
+            if e.get("type") == "session/end-seed" and isinstance(e.get("data"), dict) and e["data"].get("inherited")
+        ]
         return events[ends[-1] + 1 :] if ends else events
     if isinstance(header.get("seedLength"), int) and header["seedLength"] > 0:
         return events[header["seedLength"] :]
@@ -95,13 +121,13 @@ def _turns(events: list[dict[str, Any]], session: Session, result: ReadResult) -
     turns: list[Turn] = []
     names: dict[str, str] = {}
     for e in events:
-        kind, data, when = str(e.get("type")), e.get("data") if isinstance(e.get("data"), dict) else {}, None
+        kind, data, when = str(e.get("type")), mapping(e.get("data")), None
         when = iso_or_epoch(e.get("time"), unit="ms")
         key = f"seq{e.get('seq')}"
         if kind == "session/title" and data.get("title"):
             session.title = str(data["title"])
         elif kind == "user/message":
-            source = data.get("source") if isinstance(data.get("source"), dict) else {}
+            source = mapping(data.get("source"))
             text = clean_text(blocks_text(data.get("content"), ("text",)))
             if source.get("kind") == "user" and text:
                 turns.append(Turn(str(data.get("id") or key), "user", text, when))
@@ -119,7 +145,7 @@ def _turns(events: list[dict[str, Any]], session: Session, result: ReadResult) -
 
 
 def _assistant(data: dict[str, Any], key: str, when: Any, names: dict[str, str]) -> list[Turn]:
-    message = data.get("message") if isinstance(data.get("message"), dict) else {}
+    message = mapping(data.get("message"))
     blocks = [b for b in message.get("content") or [] if isinstance(b, dict)]
     calls = []
     for b in blocks:
@@ -131,14 +157,29 @@ def _assistant(data: dict[str, Any], key: str, when: Any, names: dict[str, str])
 
 
 def _tool(data: dict[str, Any], key: str, when: Any, names: dict[str, str]) -> list[Turn]:
-    message = data.get("message") if isinstance(data.get("message"), dict) else {}
+    message = mapping(data.get("message"))
     if message.get("role") == "tool":  # v4: the result is the message itself
-        results = [{"toolCallId": message.get("toolCallId"), "content": message.get("content"), "isError": message.get("isError")}]
+        results = [
+            {
+                "toolCallId": message.get("toolCallId"),
+                "content": message.get("content"),
+                "isError": message.get("isError"),
+            }
+        ]
     else:
         results = [b for b in message.get("content") or [] if isinstance(b, dict) and b.get("type") == "tool-result"]
     out = []
     for i, r in enumerate(results):
         call = str(r.get("toolCallId"))
-        out.append(Turn(f"{message.get('id') or key}:{i}", "tool", as_text(r.get("content")), when,
-                        tool_name=names.get(call), tool_call_id=call, is_error=bool(r.get("isError"))))  # fmt: skip
+        out.append(
+            Turn(
+                f"{message.get('id') or key}:{i}",
+                "tool",
+                as_text(r.get("content")),
+                when,
+                tool_name=names.get(call),
+                tool_call_id=call,
+                is_error=bool(r.get("isError")),
+            )
+        )
     return out

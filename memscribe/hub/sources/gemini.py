@@ -79,10 +79,11 @@ class GeminiCliSource:
 def _add_session(result: ReadResult, path: Path, meta: dict[str, Any], messages: list[dict[str, Any]]) -> None:
     dirs = meta.get("directories")
     session = Session(
-        id=str(meta.get("sessionId") or path.stem), cwd=dirs[0] if isinstance(dirs, list) and dirs else None,
+        id=str(meta.get("sessionId") or path.stem),
+        cwd=dirs[0] if isinstance(dirs, list) and dirs else None,
         title=meta.get("summary") if isinstance(meta.get("summary"), str) else None,
         started=iso_or_epoch(meta.get("startTime")),
-    )  # fmt: skip
+    )
     if meta.get("kind") == "subagent" or path.parent.name != "chats":
         session.sidechain, session.parent = True, path.parent.name if path.parent.name != "chats" else None
     session.turns = conversation_turns(messages, result)
@@ -98,7 +99,9 @@ def parts_text(content: Any) -> str:
         content = [content]
     if not isinstance(content, list):
         return ""
-    texts = [p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str) and not p.get("thought")]
+    texts = [
+        p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str) and not p.get("thought")
+    ]
     return "\n".join(t for t in texts if t)
 
 
@@ -124,9 +127,17 @@ def conversation_turns(messages: list[dict[str, Any]], result: ReadResult) -> li
                 turns.append(Turn(key, "assistant", text, when, uses))
             for i, c in enumerate(calls):
                 output = _result_text(c.get("result"))
-                turns.append(Turn(f"{key}:tool{i}", "tool", output, iso_or_epoch(c.get("timestamp")) or when,
-                                  tool_name=str(c.get("name") or "tool"), tool_call_id=c.get("id"),
-                                  is_error=c.get("status") == "error"))  # fmt: skip
+                turns.append(
+                    Turn(
+                        f"{key}:tool{i}",
+                        "tool",
+                        output,
+                        iso_or_epoch(c.get("timestamp")) or when,
+                        tool_name=str(c.get("name") or "tool"),
+                        tool_call_id=c.get("id"),
+                        is_error=c.get("status") == "error",
+                    )
+                )
         else:
             result.skip(f"message/{kind}")
     return turns

@@ -15,17 +15,37 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from memscribe.hub.cleaning import as_arguments, clean_text
+from memscribe.hub.cleaning import as_arguments, clean_text, mapping
 from memscribe.hub.model import HubEnv, ReadResult, Session, SourceFile, ToolUse, Turn
 from memscribe.hub.places import open_readonly
 from memscribe.hub.reading import iso_or_epoch
 
 __all__ = ["HermesSource"]
 
-_SESSION_COLS = ("id", "source", "parent_session_id", "end_reason", "model_config", "cwd", "git_repo_root", "title",
-                 "started_at")  # fmt: skip
-_MESSAGE_COLS = ("id", "session_id", "role", "content", "tool_call_id", "tool_calls", "tool_name", "timestamp",
-                 "display_kind", "active", "_compressed_summary")  # fmt: skip
+_SESSION_COLS = (
+    "id",
+    "source",
+    "parent_session_id",
+    "end_reason",
+    "model_config",
+    "cwd",
+    "git_repo_root",
+    "title",
+    "started_at",
+)
+_MESSAGE_COLS = (
+    "id",
+    "session_id",
+    "role",
+    "content",
+    "tool_call_id",
+    "tool_calls",
+    "tool_name",
+    "timestamp",
+    "display_kind",
+    "active",
+    "_compressed_summary",
+)
 
 
 class HermesSource:
@@ -50,9 +70,14 @@ class HermesSource:
             root, sidechain = _logical(s, by_id)
             if root not in built:
                 head = by_id[root]
-                built[root] = Session(id=root, cwd=head.get("cwd") or head.get("git_repo_root"), title=head.get("title"),
-                                      started=iso_or_epoch(head.get("started_at"), unit="s"), sidechain=sidechain,
-                                      parent=str(head.get("parent_session_id")) if sidechain else None)  # fmt: skip
+                built[root] = Session(
+                    id=root,
+                    cwd=head.get("cwd") or head.get("git_repo_root"),
+                    title=head.get("title"),
+                    started=iso_or_epoch(head.get("started_at"), unit="s"),
+                    sidechain=sidechain,
+                    parent=str(head.get("parent_session_id")) if sidechain else None,
+                )
                 if head.get("source"):
                     built[root].meta["channel"] = head["source"]
         owner = {sid: _logical(s, by_id)[0] for sid, s in by_id.items()}
@@ -100,15 +125,21 @@ def _turn(m: dict[str, Any], names: dict[str, str], result: ReadResult) -> Turn 
     if role == "assistant":
         calls = []
         for call in _json_list(m.get("tool_calls")):
-            fn = call.get("function") if isinstance(call.get("function"), dict) else call
+            fn = mapping(call.get("function")) or call
             name = str(fn.get("name") or "tool")
             names[str(call.get("id"))] = name
             calls.append(ToolUse(name, as_arguments(fn.get("arguments")), call.get("id")))
         return Turn(key, "assistant", text, when, tuple(calls)) if text or calls else None
     if role == "tool":
         call_id = str(m.get("tool_call_id"))
-        return Turn(key, "tool", str(m.get("content") or ""), when, tool_name=m.get("tool_name") or names.get(call_id),
-                    tool_call_id=call_id)  # fmt: skip
+        return Turn(
+            key,
+            "tool",
+            str(m.get("content") or ""),
+            when,
+            tool_name=m.get("tool_name") or names.get(call_id),
+            tool_call_id=call_id,
+        )
     result.skip(f"role/{role}")
     return None
 

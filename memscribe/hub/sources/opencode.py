@@ -18,15 +18,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from memscribe.hub.cleaning import as_text, clean_text
+from memscribe.hub.cleaning import as_text, clean_text, mapping
 from memscribe.hub.model import HubEnv, ReadResult, Session, SourceFile, ToolUse, Turn
 from memscribe.hub.places import open_readonly
 from memscribe.hub.reading import iso_or_epoch, load_json
 
 __all__ = ["OpenCodeSource", "build_session"]
 
-_QUIET_PARTS = frozenset({"reasoning", "step-start", "step-finish", "snapshot", "patch", "file", "agent",
-                          "compaction", "subtask", "retry"})  # fmt: skip
+_QUIET_PARTS = frozenset(
+    {"reasoning", "step-start", "step-finish", "snapshot", "patch", "file", "agent", "compaction", "subtask", "retry"}
+)
 
 
 class OpenCodeSource:
@@ -63,8 +64,11 @@ class OpenCodeSource:
             message = load_json(path, result)
             if isinstance(message, dict):
                 result.saw("message")
-                parts = [p for p in (load_json(q, result) for q in sorted((storage / "part" / path.stem).glob("*.json")))
-                         if isinstance(p, dict)]  # fmt: skip
+                parts = [
+                    p
+                    for p in (load_json(q, result) for q in sorted((storage / "part" / path.stem).glob("*.json")))
+                    if isinstance(p, dict)
+                ]
                 result.records += len(parts)
                 messages.append((message, parts))
         result.sessions.append(build_session(info, messages, result))
@@ -83,15 +87,22 @@ def _read_db(conn: sqlite3.Connection, result: ReadResult) -> None:
         for row in conn.execute(f"SELECT {', '.join(wanted)} FROM session ORDER BY time_created, id"):
             result.saw("session")
             info = dict(zip(wanted, row, strict=True))
-            info = {"id": info["id"], "directory": info.get("directory"), "title": info.get("title"),
-                    "parentID": info.get("parent_id"), "time": {"created": info.get("time_created")}}  # fmt: skip
+            info = {
+                "id": info["id"],
+                "directory": info.get("directory"),
+                "title": info.get("title"),
+                "parentID": info.get("parent_id"),
+                "time": {"created": info.get("time_created")},
+            }
             messages = []
             for mid, data in conn.execute(
                 "SELECT id, data FROM message WHERE session_id = ? ORDER BY time_created, id", (info["id"],)
             ):
                 result.saw("message")
-                parts = [{"id": pid, **_json(pdata)} for pid, pdata in
-                         conn.execute("SELECT id, data FROM part WHERE message_id = ? ORDER BY id", (mid,))]  # fmt: skip
+                parts = [
+                    {"id": pid, **_json(pdata)}
+                    for pid, pdata in conn.execute("SELECT id, data FROM part WHERE message_id = ? ORDER BY id", (mid,))
+                ]
                 result.records += len(parts)
                 messages.append(({"id": mid, **_json(data)}, parts))
             result.sessions.append(build_session(info, messages, result))
@@ -106,15 +117,20 @@ def _read_v2(conn: sqlite3.Connection, result: ReadResult) -> None:
     for row in conn.execute(f"SELECT {', '.join(wanted)} FROM session_v2"):
         result.saw("session_v2")
         info = dict(zip(wanted, row, strict=True))
-        info = {"id": info["id"], "directory": info.get("directory"), "title": info.get("title"),
-                "parentID": info.get("parent_id"), "time": {"created": info.get("time_created")}}  # fmt: skip
+        info = {
+            "id": info["id"],
+            "directory": info.get("directory"),
+            "title": info.get("title"),
+            "parentID": info.get("parent_id"),
+            "time": {"created": info.get("time_created")},
+        }
         messages = []
         for mid, data in conn.execute(
             "SELECT id, data FROM session_message WHERE session_id = ? ORDER BY time_created, id", (info["id"],)
         ):
             result.saw("session_message")
             body = _json(data)
-            head = body.get("info") if isinstance(body.get("info"), dict) else body
+            head = mapping(body.get("info")) or body
             parts = [p for p in body.get("parts") or [] if isinstance(p, dict)]
             messages.append(({"id": mid, **head}, parts))
         result.sessions.append(build_session(info, messages, result))
@@ -128,16 +144,23 @@ def _json(data: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def build_session(info: dict[str, Any], messages: list[tuple[dict[str, Any], list[dict[str, Any]]]],
-                  result: ReadResult) -> Session:  # fmt: skip
-    times = info.get("time") if isinstance(info.get("time"), dict) else {}
-    session = Session(id=str(info.get("id")), cwd=info.get("directory"), title=info.get("title"),
-                      started=iso_or_epoch(times.get("created"), unit="ms"))  # fmt: skip
+def build_session(
+    info: dict[str, Any], messages: list[tuple[dict[str, Any], list[dict[str, Any]]]], result: ReadResult
+) -> Session:
+    times = mapping(info.get("time"))
+    session = Session(
+        id=str(info.get("id")),
+        cwd=info.get("directory"),
+        title=info.get("title"),
+        started=iso_or_epoch(times.get("created"), unit="ms"),
+    )
     if info.get("parentID"):
         session.sidechain, session.parent = True, str(info["parentID"])
     for i, (message, parts) in enumerate(messages):
-        times = message.get("time") if isinstance(message.get("time"), dict) else {}
-        running = message.get("role") == "assistant" and times and not times.get("completed") and not message.get("error")
+        times = mapping(message.get("time"))
+        running = (
+            message.get("role") == "assistant" and times and not times.get("completed") and not message.get("error")
+        )
         if running and i == len(messages) - 1:
             break  # still streaming: read it once it is complete
         session.turns.extend(_message_turns(message, parts, result))
@@ -146,7 +169,7 @@ def build_session(info: dict[str, Any], messages: list[tuple[dict[str, Any], lis
 
 def _message_turns(message: dict[str, Any], parts: list[dict[str, Any]], result: ReadResult) -> list[Turn]:
     key, role = str(message.get("id")), message.get("role")
-    times = message.get("time") if isinstance(message.get("time"), dict) else {}
+    times = mapping(message.get("time"))
     when = iso_or_epoch(times.get("created"), unit="ms")
     texts, calls, outputs = [], [], []
     for part in sorted(parts, key=lambda p: str(p.get("id"))):
@@ -157,14 +180,22 @@ def _message_turns(message: dict[str, Any], parts: list[dict[str, Any]], result:
             elif isinstance(part.get("text"), str):
                 texts.append(part["text"])
         elif kind == "tool":
-            state = part.get("state") if isinstance(part.get("state"), dict) else {}
+            state = mapping(part.get("state"))
             call_id, tool = str(part.get("callID") or part.get("id")), str(part.get("tool") or "tool")
             calls.append(ToolUse(tool, state.get("input") or {}, call_id))
             if state.get("status") in ("completed", "error"):
                 out = state.get("output") if state.get("status") == "completed" else state.get("error")
-                outputs.append(Turn(f"{part.get('id')}", "tool", as_text(out), iso_or_epoch(
-                    (state.get("time") or {}).get("end"), unit="ms") or when, tool_name=tool, tool_call_id=call_id,
-                    is_error=state.get("status") == "error"))  # fmt: skip
+                outputs.append(
+                    Turn(
+                        f"{part.get('id')}",
+                        "tool",
+                        as_text(out),
+                        iso_or_epoch((state.get("time") or {}).get("end"), unit="ms") or when,
+                        tool_name=tool,
+                        tool_call_id=call_id,
+                        is_error=state.get("status") == "error",
+                    )
+                )
         elif kind not in _QUIET_PARTS:
             result.skip(f"part/{kind}")
     text = clean_text("\n".join(texts))

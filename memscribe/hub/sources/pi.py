@@ -15,15 +15,26 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from memscribe.hub.cleaning import as_text, blocks_text, clean_text
+from memscribe.hub.cleaning import as_text, blocks_text, clean_text, mapping
 from memscribe.hub.model import HubEnv, ReadResult, Session, SourceFile, ToolUse, Turn
 from memscribe.hub.reading import iso_or_epoch, json_lines
 from memscribe.hub.tree import active_branch
 
 __all__ = ["OpenClawSource", "PiSource", "read_pi_tree"]
 
-_ENTRY_TYPES = frozenset({"message", "model_change", "thinking_level_change", "compaction", "branch_summary",
-                          "custom", "custom_message", "label", "session_info"})  # fmt: skip
+_ENTRY_TYPES = frozenset(
+    {
+        "message",
+        "model_change",
+        "thinking_level_change",
+        "compaction",
+        "branch_summary",
+        "custom",
+        "custom_message",
+        "label",
+        "session_info",
+    }
+)
 _INJECTED_ROLES = frozenset({"custom", "hookMessage", "branchSummary", "compactionSummary"})
 
 
@@ -52,7 +63,9 @@ class OpenClawSource:
     title = "OpenClaw"
 
     def discover(self, env: HubEnv) -> Iterator[SourceFile]:
-        roots = env.roots(self.name, ("OPENCLAW_STATE_DIR", "CLAWDBOT_STATE_DIR"), (".openclaw", ".clawdbot", ".moltbot"))
+        roots = env.roots(
+            self.name, ("OPENCLAW_STATE_DIR", "CLAWDBOT_STATE_DIR"), (".openclaw", ".clawdbot", ".moltbot")
+        )
         for root in roots:
             for path in sorted(root.glob("agents/*/sessions/*.jsonl")):
                 if ".bak-" not in path.name:
@@ -78,7 +91,7 @@ def _index_entry(path: Path) -> dict[str, Any]:
     except (OSError, ValueError):
         return {}
     stem = path.stem.split("-topic-")[0]
-    for key, entry in (index.items() if isinstance(index, dict) else ()):
+    for key, entry in index.items() if isinstance(index, dict) else ():
         if isinstance(entry, dict) and entry.get("sessionId") == stem:
             return {**entry, "sessionKey": key}
     return {}
@@ -102,8 +115,12 @@ def read_pi_tree(path: Path) -> ReadResult:
             if kind == "session_info" and line.get("name"):
                 title = str(line["name"])
     branch = active_branch(entries, lambda e: e.get("id"), lambda e: (e.get("parentId"),))
-    session = Session(id=str(header.get("id") or path.stem.rsplit("_", 1)[-1]), cwd=header.get("cwd"),
-                      title=title, started=iso_or_epoch(header.get("timestamp")))  # fmt: skip
+    session = Session(
+        id=str(header.get("id") or path.stem.rsplit("_", 1)[-1]),
+        cwd=header.get("cwd"),
+        title=title,
+        started=iso_or_epoch(header.get("timestamp")),
+    )
     if header.get("parentSession"):
         session.meta["forked_from"] = str(header["parentSession"])
     session.turns = [t for e in branch if e.get("type") == "message" for t in _message(e, result)]
@@ -113,7 +130,7 @@ def read_pi_tree(path: Path) -> ReadResult:
 
 
 def _message(entry: dict[str, Any], result: ReadResult) -> list[Turn]:
-    m = entry.get("message") if isinstance(entry.get("message"), dict) else {}
+    m = mapping(entry.get("message"))
     role, key = m.get("role"), str(entry.get("id") or f"L{entry['_line']}")
     when = iso_or_epoch(entry.get("timestamp")) or iso_or_epoch(m.get("timestamp"), unit="ms")
     content = m.get("content")
@@ -125,13 +142,25 @@ def _message(entry: dict[str, Any], result: ReadResult) -> list[Turn]:
         return [Turn(key, "user", text, when)]
     if role == "assistant":
         blocks = content if isinstance(content, list) else []
-        calls = tuple(ToolUse(str(b.get("name") or "tool"), b.get("arguments") or {}, b.get("id"))
-                      for b in blocks if isinstance(b, dict) and b.get("type") == "toolCall")  # fmt: skip
+        calls = tuple(
+            ToolUse(str(b.get("name") or "tool"), b.get("arguments") or {}, b.get("id"))
+            for b in blocks
+            if isinstance(b, dict) and b.get("type") == "toolCall"
+        )
         text = blocks_text(content)
         return [Turn(key, "assistant", text, when, calls)] if text or calls else []
     if role == "toolResult":
-        return [Turn(key, "tool", as_text(content), when, tool_name=m.get("toolName"), tool_call_id=m.get("toolCallId"),
-                     is_error=bool(m.get("isError")))]  # fmt: skip
+        return [
+            Turn(
+                key,
+                "tool",
+                as_text(content),
+                when,
+                tool_name=m.get("toolName"),
+                tool_call_id=m.get("toolCallId"),
+                is_error=bool(m.get("isError")),
+            )
+        ]
     if role == "bashExecution":
         text = f"$ {m.get('command', '')}\n{m.get('output', '')}".strip()
         return [Turn(key, "tool", text, when, tool_name="bash", is_error=bool(m.get("exitCode")))]

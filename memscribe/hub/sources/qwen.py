@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from memscribe.hub.cleaning import as_text, clean_text
+from memscribe.hub.cleaning import as_text, clean_text, mapping
 from memscribe.hub.model import HubEnv, ReadResult, Session, SourceFile, ToolUse, Turn
 from memscribe.hub.reading import iso_or_epoch, json_lines
 from memscribe.hub.sources.gemini import GeminiCliSource
@@ -28,7 +28,9 @@ class QwenCodeSource:
     def discover(self, env: HubEnv) -> Iterator[SourceFile]:
         for root in env.roots(self.name, (), (".qwen",)):
             yield from (SourceFile(self.name, p) for p in sorted(root.glob("projects/*/chats/*.jsonl")))
-            yield from (SourceFile(self.name, p, kind="legacy") for p in sorted(root.glob("tmp/*/chats/session-*.json")))
+            yield from (
+                SourceFile(self.name, p, kind="legacy") for p in sorted(root.glob("tmp/*/chats/session-*.json"))
+            )
 
     def read(self, item: SourceFile) -> ReadResult:
         if item.kind == "legacy":
@@ -48,9 +50,12 @@ class QwenCodeSource:
                 result.skip(kind)
         branch = active_branch(nodes, lambda r: r.get("uuid"), lambda r: (r.get("parentUuid"),))
         first = next((r for r in branch if r.get("sessionId")), {})
-        session = Session(id=str(first.get("sessionId") or item.path.stem), title=title,
-                          cwd=next((r["cwd"] for r in branch if isinstance(r.get("cwd"), str)), None),
-                          started=iso_or_epoch(first.get("timestamp")))  # fmt: skip
+        session = Session(
+            id=str(first.get("sessionId") or item.path.stem),
+            title=title,
+            cwd=next((r["cwd"] for r in branch if isinstance(r.get("cwd"), str)), None),
+            started=iso_or_epoch(first.get("timestamp")),
+        )
         if any(r.get("isSidechain") for r in branch):
             agent = next((r.get("agentId") for r in branch if r.get("agentId")), "agent")
             session.parent, session.id, session.sidechain = session.id, f"{session.id}/agent-{agent}", True
@@ -64,19 +69,24 @@ def _turns(branch: list[dict[str, Any]], result: ReadResult) -> list[Turn]:
     turns: list[Turn] = []
     for r in branch:
         kind, key, when = r.get("type"), str(r.get("uuid")), iso_or_epoch(r.get("timestamp"))
-        message = r.get("message") if isinstance(r.get("message"), dict) else {}
+        message = mapping(r.get("message"))
         parts = [p for p in message.get("parts") or [] if isinstance(p, dict)]
         if kind not in ("user", "assistant", "tool_result"):
             continue
-        text = clean_text("\n".join(p["text"] for p in parts if isinstance(p.get("text"), str) and not p.get("thought")))
+        text = clean_text(
+            "\n".join(p["text"] for p in parts if isinstance(p.get("text"), str) and not p.get("thought"))
+        )
         if kind == "user":
             if text and r.get("provenance") not in ("system",):
                 turns.append(Turn(key, "user", text, when))
             elif parts:
                 result.boilerplate += 1
         elif kind == "assistant":
-            calls = tuple(ToolUse(str(c.get("name") or "tool"), c.get("args") or {}, c.get("id"))
-                          for p in parts if isinstance(c := p.get("functionCall"), dict))  # fmt: skip
+            calls = tuple(
+                ToolUse(str(c.get("name") or "tool"), c.get("args") or {}, c.get("id"))
+                for p in parts
+                if isinstance(c := p.get("functionCall"), dict)
+            )
             if text or calls:
                 turns.append(Turn(key, "assistant", text, when, calls))
         elif kind == "tool_result":
@@ -85,7 +95,20 @@ def _turns(branch: list[dict[str, Any]], result: ReadResult) -> list[Turn]:
                 if isinstance(fr, dict):
                     body = fr.get("response")
                     out = body.get("output", body.get("error", body)) if isinstance(body, dict) else body
-                    status = (r.get("toolCallResult") or {}).get("status") if isinstance(r.get("toolCallResult"), dict) else None
-                    turns.append(Turn(f"{key}:{i}", "tool", as_text(out), when, tool_name=str(fr.get("name") or "tool"),
-                                      tool_call_id=fr.get("id"), is_error=status == "error"))  # fmt: skip
+                    status = (
+                        (r.get("toolCallResult") or {}).get("status")
+                        if isinstance(r.get("toolCallResult"), dict)
+                        else None
+                    )
+                    turns.append(
+                        Turn(
+                            f"{key}:{i}",
+                            "tool",
+                            as_text(out),
+                            when,
+                            tool_name=str(fr.get("name") or "tool"),
+                            tool_call_id=fr.get("id"),
+                            is_error=status == "error",
+                        )
+                    )
     return turns
