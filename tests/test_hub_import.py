@@ -107,7 +107,7 @@ def test_several_tools_into_one_store_searched_across(tmp_path: Path) -> None:
     assert memory.stats(user_id="ada")["episodes"] == before["episodes"]
     assert memory.stats(user_id="ada")["memories"] == before["memories"]
     status = hub.status()
-    assert status["codex"]["turns"] == 10 and status["codex"]["sessions"] == 2 and status["codex"]["errors"] == []
+    assert status["codex"]["turns"] == 14 and status["codex"]["sessions"] == 3 and status["codex"]["errors"] == []
     hub.close()
     memory.close()
 
@@ -138,7 +138,7 @@ def test_unreadable_file_is_a_loud_error_naming_its_record_types(tmp_path: Path)
     report = hub.import_(["codex"])
     (error,) = report.errors
     assert str(renamed) in error["error"] and "turn_item×2" in error["error"] and "thread_header×1" in error["error"]
-    assert report.turns == 10  # the other files still imported
+    assert report.turns == 14  # the other files still imported
     assert hub.status()["codex"]["errors"][0]["path"] == str(renamed)
     hub.close()
     memory.close()

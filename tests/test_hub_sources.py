@@ -24,7 +24,11 @@ EXPECTED: dict[str, tuple[dict[str, int], set[str], set[str | None], tuple[str, 
         ),
     ),
     "codex": (
-        {"codex:019a4f2e-7c11-7d20-b3a9-5e0c2f8a1d64": 6, "codex:5973b6c0-94b8-487b-a530-2aeb6098ae0e": 4},
+        {
+            "codex:019a4f2e-7c11-7d20-b3a9-5e0c2f8a1d64": 6,
+            "codex:5973b6c0-94b8-487b-a530-2aeb6098ae0e": 4,
+            "codex:019ac001-2b3c-7d4e-8f50-61728394a5b6": 4,
+        },
         {"shell", "apply_patch"},
         {"/home/ada/infra", None},
         ("codex:019a4f2e-7c11-7d20-b3a9-5e0c2f8a1d64", ["user", "assistant", "tool", "assistant", "tool", "assistant"]),
@@ -210,6 +214,8 @@ def test_codex_drops_instructions_and_duplicate_ui_events(tmp_path: Path) -> Non
     assert not any("AGENTS.md" in t or "environment_context" in t or "permissions" in t for t in texts)
     assert texts[2].strip() == "Terraform state has been successfully unlocked!"
     assert report.sources["codex"].skipped == {"response_item/tool_search_call": 1}
+    pages = _texts(memory, "codex:019ac001-2b3c-7d4e-8f50-61728394a5b6")  # two .jsonl.zst pages of one thread
+    assert pages[0].startswith("Upgrade the Helm chart") and pages[-1] == "Chart version is now 2.0.0."
     legacy = _texts(memory, "codex:5973b6c0-94b8-487b-a530-2aeb6098ae0e")
     assert legacy[0].startswith("Rename the fetch_rates helper") and "Be terse" not in "".join(legacy)
     hub.close()
