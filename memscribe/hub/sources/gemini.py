@@ -9,6 +9,8 @@ drops that message and everything after it. ``gemini`` messages carry ``toolCall
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -46,41 +48,62 @@ class GeminiCliSource:
                 _add_session(result, item.path, doc, messages)
             return result
         meta: dict[str, Any] = {}
-        order: list[str] = []
-        by_id: dict[str, dict[str, Any]] = {}
-        for n, line in json_lines(item.path, result):
-            if not isinstance(line, dict):
-                continue
-            if "$set" in line and isinstance(line["$set"], dict):
-                result.saw("$set")
-                meta.update(line["$set"])
-            elif "$rewindTo" in line:
-                result.saw("$rewindTo")
-                cut = str(line["$rewindTo"])
-                if cut in order:
-                    for gone in order[order.index(cut) :]:
-                        by_id.pop(gone, None)
-                    order = order[: order.index(cut)]
-            elif "type" in line and ("content" in line or "toolCalls" in line):
-                result.saw(str(line["type"]))
-                mid = str(line.get("id") or f"L{n}")
-                if mid not in by_id:
-                    order.append(mid)
-                by_id[mid] = {**line, "id": mid}
-            elif "sessionId" in line and not meta:
-                result.saw("metadata")
-                meta = dict(line)
-            else:
-                result.skip(str(line.get("type", "?")))
-        _add_session(result, item.path, meta, [by_id[i] for i in order])
+        by_id: dict[str, dict[str, Any]] = {}  # insertion order is conversation order: a re-append keeps its place
+        for _, line in json_lines(item.path, result):
+            _apply(line, meta, by_id, result)
+        _add_session(result, item.path, meta, list(by_id.values()))
         return result
+
+
+def _apply(line: dict[str, Any], meta: dict[str, Any], by_id: dict[str, dict[str, Any]], result: ReadResult) -> None:
+    """One JSONL record, as the CLI's own loader reads it (chatRecordingService.loadConversationRecord)."""
+    if isinstance(line.get("$rewindTo"), str):
+        result.saw("$rewindTo")
+        ids = list(by_id)
+        cut = ids.index(line["$rewindTo"]) if line["$rewindTo"] in ids else 0  # an unknown id clears everything
+        for gone in ids[cut:]:
+            del by_id[gone]
+    elif isinstance(line.get("id"), str):
+        result.saw(str(line.get("type")))
+        by_id[line["id"]] = line
+    elif isinstance(line.get("$set"), dict):
+        result.saw("$set")
+        if isinstance(line["$set"].get("messages"), list):  # a checkpoint: the whole conversation again
+            by_id.clear()
+            by_id.update({m["id"]: m for m in line["$set"]["messages"] if isinstance(m, dict) and isinstance(m.get("id"), str)})
+        meta.update({k: v for k, v in line["$set"].items() if k != "messages"})
+    elif isinstance(line.get("sessionId"), str) and isinstance(line.get("projectHash"), str):
+        result.saw("metadata")
+        meta.update({k: v for k, v in line.items() if k != "messages"})
+        for m in line.get("messages") or []:
+            if isinstance(m, dict) and isinstance(m.get("id"), str):
+                by_id[m["id"]] = m
+    else:
+        result.skip(str(line.get("type", "?")))
+
+
+def _registry(chats: Path) -> dict[str, str]:
+    """Project folder name (a registry slug or a SHA-256 of the path) → project path, from ``projects.json``."""
+    try:
+        data = json.loads((chats.parents[2] / "projects.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError, IndexError):
+        return {}
+    projects = data.get("projects") if isinstance(data, dict) else None
+    out: dict[str, str] = {}
+    for path, slug in (projects or {}).items():
+        out[str(slug)] = path
+        out[hashlib.sha256(path.encode()).hexdigest()] = path
+    return out
 
 
 def _add_session(result: ReadResult, path: Path, meta: dict[str, Any], messages: list[dict[str, Any]]) -> None:
     dirs = meta.get("directories")
+    chats = path.parent if path.parent.name == "chats" else path.parent.parent
+    known = _registry(chats)
+    cwd = dirs[0] if isinstance(dirs, list) and dirs else None
     session = Session(
         id=str(meta.get("sessionId") or path.stem),
-        cwd=dirs[0] if isinstance(dirs, list) and dirs else None,
+        cwd=cwd or known.get(chats.parent.name) or known.get(str(meta.get("projectHash"))),
         title=meta.get("summary") if isinstance(meta.get("summary"), str) else None,
         started=iso_or_epoch(meta.get("startTime")),
     )
