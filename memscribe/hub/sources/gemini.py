@@ -70,7 +70,8 @@ def _apply(line: dict[str, Any], meta: dict[str, Any], by_id: dict[str, dict[str
         result.saw("$set")
         if isinstance(line["$set"].get("messages"), list):  # a checkpoint: the whole conversation again
             by_id.clear()
-            by_id.update({m["id"]: m for m in line["$set"]["messages"] if isinstance(m, dict) and isinstance(m.get("id"), str)})
+            kept = [m for m in line["$set"]["messages"] if isinstance(m, dict) and isinstance(m.get("id"), str)]
+            by_id.update({m["id"]: m for m in kept})
         meta.update({k: v for k, v in line["$set"].items() if k != "messages"})
     elif isinstance(line.get("sessionId"), str) and isinstance(line.get("projectHash"), str):
         result.saw("metadata")
