@@ -96,3 +96,14 @@ def test_watch_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
     assert proc.returncode == 0, err
     totals = json.loads(out)
     assert totals["turns"] == 8 and totals["passes"] >= 1 and totals["errors"] == 0
+
+
+def test_bench_hub_smoke(tmp_path: Path) -> None:
+    out = tmp_path / "hub.json"
+    args = ["bench", "hub", "--sessions", "12", "--turns", "8", "--lite-sessions", "2", "--embedder", "hash"]
+    report = _json(_run(tmp_path, *args, "--dir", str(tmp_path / "work"), "-o", str(out), "--json"))
+    assert report == json.loads(out.read_text())
+    assert report["history"]["turns"] == 96 and report["deferred"]["turns"] == 96
+    assert report["deferred"]["second_run_turns"] == 0 and report["deferred"]["errors"] == 0
+    assert report["lite"]["turns"] == 16 and report["lite"]["memories"] > 0
+    assert report["deferred"]["turns_per_s"] > 0 and report["peak_rss_mb"] > 0

@@ -211,6 +211,7 @@ def test_codex_drops_instructions_and_duplicate_ui_events(tmp_path: Path) -> Non
     memory, hub, report = _import(tmp_path, "codex")
     texts = _texts(memory, "codex:019a4f2e-7c11-7d20-b3a9-5e0c2f8a1d64")
     assert sum("Terraform state lock" in t for t in texts) == 1  # response_item and event_msg: one turn
+    assert not any("destroy" in t for t in texts)  # undone by thread_rolled_back
     assert not any("AGENTS.md" in t or "environment_context" in t or "permissions" in t for t in texts)
     assert texts[2].strip() == "Terraform state has been successfully unlocked!"
     assert report.sources["codex"].skipped == {"response_item/tool_search_call": 1}
@@ -306,5 +307,15 @@ def test_hermes_stitches_compression_chains_and_keeps_delegates_apart(tmp_path: 
     texts = _texts(memory, "hermes:20261109_081500_a1b2c3")
     assert "Then plan tomato seedlings six weeks before that." in texts  # from the continuation session
     assert not any("background review" in t or "Summary of earlier" in t or "January" in t for t in texts)
+    hub.close()
+    memory.close()
+
+
+def test_codex_rollout_copied_by_a_revert_is_not_imported_twice(tmp_path: Path) -> None:
+    memory, hub, first = _import(tmp_path, "codex")
+    original = next(hub.env.paths["codex"][0].glob("sessions/2026/11/04/rollout-*.jsonl"))
+    copy = original.with_name(original.stem + "_0199bbbb-0000-7000-8000-000000000001.jsonl")
+    copy.write_bytes(original.read_bytes())
+    assert hub.import_(["codex"]).turns == 0
     hub.close()
     memory.close()

@@ -9,6 +9,7 @@ Paginated threads span several files; the logical thread id from ``session_meta`
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -106,13 +107,15 @@ def _turns(name: str, rows: list[tuple[int, str, Any, Any]], result: ReadResult,
     for n, kind, payload, when in rows:
         if not isinstance(payload, dict):
             continue
-        key = f"{name}:{n}"
+        key = _key(name, n, when, payload)
         if kind == "turn_context":
             session.cwd = session.cwd or payload.get("cwd")
         elif kind == "response_item":
             turn = _item(key, payload, when, names, result)
             if turn is not None:
                 turns.append(turn)
+        elif kind == "event_msg" and payload.get("type") == "thread_rolled_back":
+            turns = _roll_back(turns, int(payload.get("num_turns") or 0))
         elif kind == "event_msg" and not from_items:
             kinds = {"user_message": "user", "agent_message": "assistant"}
             role = kinds.get(str(payload.get("type")))
@@ -120,6 +123,21 @@ def _turns(name: str, rows: list[tuple[int, str, Any, Any]], result: ReadResult,
             if role and text:
                 turns.append(Turn(key, role, text, when))
     return turns
+
+
+def _key(name: str, line: int, when: Any, payload: dict[str, Any]) -> str:
+    """A record's identity: its time and content, so a rollout copied into a new file (a fork, a revert) is
+    not imported twice; legacy lines without times fall back to the file and line."""
+    if when is None:
+        return f"{name}:{line}"
+    digest = hashlib.sha1(json.dumps(payload, sort_keys=True).encode(), usedforsecurity=False).hexdigest()[:16]
+    return f"{when.isoformat()}:{digest}"
+
+
+def _roll_back(turns: list[Turn], count: int) -> list[Turn]:
+    """``thread_rolled_back``: the last ``count`` user turns, and all that followed them, are undone."""
+    starts = [i for i, t in enumerate(turns) if t.role == "user"]
+    return turns[: starts[-count]] if 0 < count <= len(starts) else ([] if count > len(starts) else turns)
 
 
 def _item(key: str, p: dict[str, Any], when: Any, names: dict[str, str], result: ReadResult) -> Turn | None:
