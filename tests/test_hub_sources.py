@@ -50,9 +50,9 @@ EXPECTED: dict[str, tuple[dict[str, int], set[str], set[str | None], tuple[str, 
             "opencode:ses_5e1a0c3f2ffeQk2mWbZx1yN7aP": 4,
             "opencode:ses_5e1a0c9b8ffe7Hj3LmNo4pQrSt": 2,
             "opencode:ses_5e2b7d11affeM3nBvCx8zL0qWe": 3,
-            "opencode:ses_6a0f3c2e1ffeVb9nM2xZq7wE4r": 2,
+            "opencode:ses_6a0f3c2e1ffeVb9nM2xZq7wE4r": 5,
         },
-        {"write", "bash", "edit"},
+        {"write", "bash", "edit", "shell"},
         {"/home/ada/api"},
         ("opencode:ses_5e1a0c3f2ffeQk2mWbZx1yN7aP", ["user", "assistant", "tool", "tool"]),
     ),
@@ -313,9 +313,23 @@ def test_hermes_stitches_compression_chains_and_keeps_delegates_apart(tmp_path: 
 
 def test_codex_rollout_copied_by_a_revert_is_not_imported_twice(tmp_path: Path) -> None:
     memory, hub, first = _import(tmp_path, "codex")
+    assert first.turns == 14
     original = next(hub.env.paths["codex"][0].glob("sessions/2026/11/04/rollout-*.jsonl"))
     copy = original.with_name(original.stem + "_0199bbbb-0000-7000-8000-000000000001.jsonl")
     copy.write_bytes(original.read_bytes())
     assert hub.import_(["codex"]).turns == 0
+    hub.close()
+    memory.close()
+
+
+def test_opencode_reads_session_message_rows_honours_revert_and_collapses_migrated_rows(tmp_path: Path) -> None:
+    memory, hub, report = _import(tmp_path, "opencode")
+    sentry = _texts(memory, "opencode:ses_5e2b7d11affeM3nBvCx8zL0qWe")
+    assert "Actually use Rollbar." not in sentry  # undone by the session's revert
+    assert sum(t.startswith("Report errors to Sentry") for t in sentry) == 1  # v1 row and its 2.0 copy
+    v2 = turns_by_session(memory)["opencode:ses_6a0f3c2e1ffeVb9nM2xZq7wE4r"]
+    assert [m["role"] for m in v2] == ["user", "assistant", "tool", "assistant", "tool"]
+    assert v2[-1]["name"] == "shell" and v2[-1]["content"] == "48 passed"
+    assert report.sources["opencode"].boilerplate >= 2  # a synthetic JSON part and the 2.0 compaction row
     hub.close()
     memory.close()

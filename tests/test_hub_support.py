@@ -66,7 +66,7 @@ def test_materialize_builds_databases_and_zstd_frames(tmp_path: Path) -> None:
     root = materialize("opencode", tmp_path)
     conn = sqlite3.connect(root / "opencode.db")
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert conn.execute("SELECT count(*) FROM session").fetchone()[0] == 2
+    assert conn.execute("SELECT count(*) FROM session").fetchone()[0] == 3
     conn.close()
     dsh = materialize("deepseek-harness", tmp_path)
     frames = sorted(dsh.rglob("*.zstd"))

@@ -4,7 +4,10 @@
   ``message/<sessionId>/<messageId>.json`` and ``part/<messageId>/<partId>.json``; text lives only in parts.
 - ≥ 1.2: SQLite ``opencode.db`` (or a channel name such as ``opencode-stable.db``): tables ``session``,
   ``message`` and ``part`` whose ``data`` column holds the old JSON.
-- 2.0: ``session_v2`` / ``session_message`` tables beside the v1 ones, which are not always migrated.
+- 2.0: a ``session_message`` table (typed rows: user, assistant with text/reasoning/tool content, shell,
+  synthetic, compaction, …) beside the v1 ``message``/``part`` rows, which are not always migrated.
+
+A session's ``revert`` marks a message from which the conversation was undone.
 
 The migration to SQLite skipped sessions and left the JSON files behind, so both are read; message and
 part ids are the same in both, so a session present in both is imported once.
@@ -22,6 +25,7 @@ from memscribe.hub.cleaning import as_text, clean_text, mapping
 from memscribe.hub.model import HubEnv, ReadResult, Session, SourceFile, ToolUse, Turn
 from memscribe.hub.places import open_readonly
 from memscribe.hub.reading import iso_or_epoch, load_json
+from memscribe.hub.sources.opencode_v2 import from_session_message
 
 __all__ = ["OpenCodeSource", "build_session"]
 
@@ -81,59 +85,57 @@ def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
 
 def _read_db(conn: sqlite3.Connection, result: ReadResult) -> None:
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    if {"session", "message", "part"} <= tables:
-        cols = _columns(conn, "session")
-        wanted = [c for c in ("id", "directory", "title", "parent_id", "time_created") if c in cols]
-        for row in conn.execute(f"SELECT {', '.join(wanted)} FROM session ORDER BY time_created, id"):
-            result.saw("session")
-            info = dict(zip(wanted, row, strict=True))
-            info = {
-                "id": info["id"],
-                "directory": info.get("directory"),
-                "title": info.get("title"),
-                "parentID": info.get("parent_id"),
-                "time": {"created": info.get("time_created")},
-            }
-            messages = []
-            for mid, data in conn.execute(
-                "SELECT id, data FROM message WHERE session_id = ? ORDER BY time_created, id", (info["id"],)
-            ):
-                result.saw("message")
-                parts = [
-                    {"id": pid, **_json(pdata)}
-                    for pid, pdata in conn.execute("SELECT id, data FROM part WHERE message_id = ? ORDER BY id", (mid,))
-                ]
-                result.records += len(parts)
-                messages.append(({"id": mid, **_json(data)}, parts))
-            result.sessions.append(build_session(info, messages, result))
-    if {"session_v2", "session_message"} <= tables:
-        _read_v2(conn, result)
-
-
-def _read_v2(conn: sqlite3.Connection, result: ReadResult) -> None:
-    """2.0's table family: a message row's ``data`` holds the message and its parts (shape to verify)."""
-    cols = _columns(conn, "session_v2")
-    wanted = [c for c in ("id", "directory", "title", "parent_id", "time_created") if c in cols]
-    for row in conn.execute(f"SELECT {', '.join(wanted)} FROM session_v2"):
-        result.saw("session_v2")
-        info = dict(zip(wanted, row, strict=True))
+    if "session" not in tables:
+        return
+    cols = _columns(conn, "session")
+    wanted = [c for c in ("id", "directory", "title", "parent_id", "time_created", "revert") if c in cols]
+    for row in conn.execute(f"SELECT {', '.join(wanted)} FROM session ORDER BY time_created, id"):
+        result.saw("session")
+        found = dict(zip(wanted, row, strict=True))
         info = {
-            "id": info["id"],
-            "directory": info.get("directory"),
-            "title": info.get("title"),
-            "parentID": info.get("parent_id"),
-            "time": {"created": info.get("time_created")},
+            "id": found["id"],
+            "directory": found.get("directory"),
+            "title": found.get("title"),
+            "parentID": found.get("parent_id"),
+            "time": {"created": found.get("time_created")},
+            "revert": _json(found.get("revert")),
         }
-        messages = []
-        for mid, data in conn.execute(
-            "SELECT id, data FROM session_message WHERE session_id = ? ORDER BY time_created, id", (info["id"],)
-        ):
-            result.saw("session_message")
-            body = _json(data)
-            head = mapping(body.get("info")) or body
-            parts = [p for p in body.get("parts") or [] if isinstance(p, dict)]
-            messages.append(({"id": mid, **head}, parts))
-        result.sessions.append(build_session(info, messages, result))
+        messages: list[tuple[int, dict[str, Any], list[dict[str, Any]]]] = []
+        if {"message", "part"} <= tables:
+            messages += _v1_rows(conn, str(info["id"]), result)
+        if "session_message" in tables:  # 2.0: not every v1 row is migrated, so both are read
+            messages += _v2_rows(conn, str(info["id"]), result)
+        messages.sort(key=lambda m: m[0])
+        result.sessions.append(build_session(info, [(m, p) for _, m, p in messages], result))
+
+
+def _v1_rows(
+    conn: sqlite3.Connection, sid: str, result: ReadResult
+) -> list[tuple[int, dict[str, Any], list[dict[str, Any]]]]:
+    out = []
+    query = "SELECT id, time_created, data FROM message WHERE session_id = ? ORDER BY time_created, id"
+    for mid, created, data in conn.execute(query, (sid,)):
+        result.saw("message")
+        parts = [
+            {"id": pid, **_json(pdata)}
+            for pid, pdata in conn.execute("SELECT id, data FROM part WHERE message_id = ? ORDER BY id", (mid,))
+        ]
+        result.records += len(parts)
+        out.append((int(created or 0), {"id": mid, **_json(data)}, parts))
+    return out
+
+
+def _v2_rows(
+    conn: sqlite3.Connection, sid: str, result: ReadResult
+) -> list[tuple[int, dict[str, Any], list[dict[str, Any]]]]:
+    out = []
+    query = "SELECT id, type, time_created, data FROM session_message WHERE session_id = ? ORDER BY time_created, id"
+    for mid, kind, created, data in conn.execute(query, (sid,)):
+        result.saw(f"session_message/{kind}")
+        converted = from_session_message(str(mid), str(kind), _json(data), result)
+        if converted is not None:
+            out.append((int(created or 0), *converted))
+    return out
 
 
 def _json(data: Any) -> dict[str, Any]:
@@ -156,6 +158,10 @@ def build_session(
     )
     if info.get("parentID"):
         session.sidechain, session.parent = True, str(info["parentID"])
+    revert = mapping(info.get("revert")).get("messageID")
+    ids = [str(m.get("id")) for m, _ in messages]
+    if revert and str(revert) in ids:  # a reverted session: the reverted message and all after it are undone
+        messages = messages[: ids.index(str(revert))]
     for i, (message, parts) in enumerate(messages):
         times = mapping(message.get("time"))
         running = (
@@ -164,6 +170,14 @@ def build_session(
         if running and i == len(messages) - 1:
             break  # still streaming: read it once it is complete
         session.turns.extend(_message_turns(message, parts, result))
+    seen: set[tuple[str, str, object]] = set()
+    unique = []
+    for turn in session.turns:  # a message both in the v1 tables and migrated to session_message
+        mark = (turn.role, turn.text, turn.timestamp)
+        if turn.role == "tool" or mark not in seen:
+            unique.append(turn)
+        seen.add(mark)
+    session.turns = unique
     return session
 
 
