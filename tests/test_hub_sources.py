@@ -3,6 +3,7 @@ run imports nothing. The fixtures are written in each tool's on-disk format, qui
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -331,5 +332,39 @@ def test_opencode_reads_session_message_rows_honours_revert_and_collapses_migrat
     assert [m["role"] for m in v2] == ["user", "assistant", "tool", "assistant", "tool"]
     assert v2[-1]["name"] == "shell" and v2[-1]["content"] == "48 passed"
     assert report.sources["opencode"].boilerplate >= 2  # a synthetic JSON part and the 2.0 compaction row
+    hub.close()
+    memory.close()
+
+
+def test_gemini_checkpoint_rebuilds_the_conversation(tmp_path: Path) -> None:
+    memory, hub = open_hub(tmp_path, ["gemini-cli"])
+    chats = next(hub.env.paths["gemini-cli"][0].glob("tmp/*/chats"))
+    lines = [
+        {"sessionId": "cp-1", "projectHash": "x", "startTime": "2026-11-29T10:00:00.000Z"},
+        {"id": "a", "timestamp": "2026-11-29T10:00:01.000Z", "type": "user", "content": "First idea."},
+        {
+            "$set": {
+                "messages": [{"id": "b", "timestamp": "2026-11-29T10:00:02.000Z", "type": "user", "content": "Kept."}]
+            }
+        },
+        {"id": "c", "timestamp": "2026-11-29T10:00:03.000Z", "type": "gemini", "content": "Kept too."},
+    ]
+    (chats / "session-2026-11-29T10-00-cp1.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    hub.import_(["gemini-cli"])
+    assert _texts(memory, "gemini-cli:cp-1") == ["Kept.", "Kept too."]
+    hub.close()
+    memory.close()
+
+
+def test_claude_code_legacy_subagent_file_beside_the_session(tmp_path: Path) -> None:
+    memory, hub = open_hub(tmp_path, ["claude-code"])
+    project = next(hub.env.paths["claude-code"][0].glob("projects/*"))
+    record = {"type": "user", "uuid": "l1", "parentUuid": None, "sessionId": "0b6f2c1e-5d3a-4c7b-9e21-7a1f0c9d4e11",
+              "isSidechain": True, "timestamp": "2025-12-01T10:00:00.000Z", "cwd": "/home/ada/shop",
+              "message": {"role": "user", "content": "List the checkout templates."}}  # fmt: skip
+    (project / "agent-3f2e1d0c.jsonl").write_text(json.dumps(record) + "\n")
+    hub.import_(["claude-code"])
+    session = "claude-code:0b6f2c1e-5d3a-4c7b-9e21-7a1f0c9d4e11/agent-3f2e1d0c"
+    assert _texts(memory, session) == ["List the checkout templates."]
     hub.close()
     memory.close()
