@@ -368,3 +368,23 @@ def test_claude_code_legacy_subagent_file_beside_the_session(tmp_path: Path) -> 
     assert _texts(memory, session) == ["List the checkout templates."]
     hub.close()
     memory.close()
+
+
+def test_cline_cli_tasks_under_the_shared_data_dir(tmp_path: Path) -> None:
+    from memscribe.hub import HubEnv
+    from memscribe.hub.sources.cline import ClineSource
+
+    data = tmp_path / "cline-data"
+    task = data / "tasks" / "1796000000000"
+    task.mkdir(parents=True)
+    history = [{"role": "user", "content": "<task>Tag the release v3.2.0.</task>"},
+               {"role": "assistant", "content": "Tagged v3.2.0 and pushed the tag."}]  # fmt: skip
+    (task / "api_conversation_history.json").write_text(json.dumps(history))
+    (data / "state").mkdir()
+    (data / "state" / "taskHistory.json").write_text(
+        json.dumps([{"id": "1796000000000", "cwdOnTaskInitialization": "/home/ada/lib"}])
+    )
+    env = HubEnv(home=tmp_path / "home", environ={"CLINE_DATA_DIR": str(data)})
+    (item,) = list(ClineSource().discover(env))
+    (session,) = ClineSource().read(item).sessions
+    assert session.cwd == "/home/ada/lib" and session.turns[0].text == "Tag the release v3.2.0."

@@ -5,7 +5,9 @@ Each task folder holds ``api_conversation_history.json`` (Anthropic-style messag
 ``ts`` per UI message, linked by ``conversationHistoryIndex``). The first prompt is wrapped in ``<task>``
 and every user turn carries an ``<environment_details>`` block, which is dropped. The project is Cline's
 ``state/taskHistory.json`` ``cwdOnTaskInitialization`` or Roo's ``history_item.json`` ``workspace``; the index
-is only consulted, never trusted to list the tasks (folders are scanned).
+is only consulted, never trusted to list the tasks (folders are scanned). The Cline CLI keeps the same task
+folders under ``~/.cline/data`` (``$CLINE_DATA_DIR``, ``$CLINE_DIR``); its newer SDK ``sessions/`` files are not
+read yet.
 """
 
 from __future__ import annotations
@@ -50,9 +52,9 @@ class ClineSource:
     def discover(self, env: HubEnv) -> Iterator[SourceFile]:
         for user in env.paths.get(self.name) or _user_dirs(env):
             for ext in EXTENSIONS:
-                for task in sorted(p for p in (user / "globalStorage" / ext / "tasks").glob("*") if p.is_dir()):
-                    watch = (task / "api_conversation_history.json", task / "ui_messages.json")
-                    yield SourceFile(self.name, task, kind=ext, watch=watch)
+                yield from _tasks(user / "globalStorage" / ext, ext)
+        if self.name not in env.paths:  # the Cline CLI (and, since the SDK move, the extension) share ~/.cline/data
+            yield from _tasks(_data_dir(env), "saoudrizwan.claude-dev")
 
     def read(self, item: SourceFile) -> ReadResult:
         result = ReadResult()
@@ -73,6 +75,19 @@ class ClineSource:
             session.turns.extend(_message(str(index), message, when, names, result))
         result.sessions.append(session)
         return result
+
+
+def _data_dir(env: HubEnv) -> Path:
+    if env.environ.get("CLINE_DATA_DIR", "").strip():
+        return Path(env.environ["CLINE_DATA_DIR"]).expanduser()
+    base = env.environ.get("CLINE_DIR", "").strip()
+    return (Path(base).expanduser() if base else env.home / ".cline") / "data"
+
+
+def _tasks(base: Path, ext: str) -> Iterator[SourceFile]:
+    for task in sorted(p for p in (base / "tasks").glob("*") if p.is_dir()):
+        watch = (task / "api_conversation_history.json", task / "ui_messages.json")
+        yield SourceFile(ClineSource.name, task, kind=ext, watch=watch)
 
 
 def _cwd(item: SourceFile) -> str | None:
