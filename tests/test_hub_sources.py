@@ -388,3 +388,17 @@ def test_cline_cli_tasks_under_the_shared_data_dir(tmp_path: Path) -> None:
     (item,) = list(ClineSource().discover(env))
     (session,) = ClineSource().read(item).sessions
     assert session.cwd == "/home/ada/lib" and session.turns[0].text == "Tag the release v3.2.0."
+
+
+def test_aider_keeps_quoted_lines_inside_code_blocks(tmp_path: Path) -> None:
+    from memscribe.hub import SourceFile
+    from memscribe.hub.sources.aider import AiderSource
+
+    path = tmp_path / ".aider.chat.history.md"
+    path.write_text(
+        "\n# aider chat started at 2026-05-18 10:00:00\n\n> Tokens: 1.2k sent\n#### add a guard clause\n\n"
+        "Here is the change:\n```go\nif x == nil {\n> not a banner, a diff quote\n}\n```\nDone.\n"
+    )
+    (session,) = AiderSource().read(SourceFile("aider", path)).sessions
+    assert [t.role for t in session.turns] == ["user", "assistant"]
+    assert "> not a banner, a diff quote" in session.turns[1].text and session.turns[1].text.endswith("Done.")

@@ -44,6 +44,7 @@ class AiderSource:
         session: Session | None = None
         block: list[str] = []
         kind = ""
+        fenced = False
 
         def flush() -> None:
             if session is None or not block:
@@ -65,12 +66,14 @@ class AiderSource:
                 when = datetime.strptime(start.group(1), "%Y-%m-%d %H:%M:%S").astimezone()
                 session = Session(id=f"{tag}-{when:%Y%m%dT%H%M%S}", cwd=str(item.path.parent), started=when)
                 result.sessions.append(session)
-                kind = ""
+                kind, fenced = "", False
                 continue
             if session is None:
                 continue
             notice = line == ">" or line.startswith("> ")  # not ">>>>>>> REPLACE", which closes an edit block
-            this = "user" if line.startswith("#### ") else "notice" if notice else "reply"
+            this = "reply" if fenced else "user" if line.startswith("#### ") else "notice" if notice else "reply"
+            if this == "reply" and line.lstrip().startswith("```"):
+                fenced = not fenced  # inside a code block a "> " line is code (a quote, a diff), not a notice
             if this == "reply" and kind == "notice" and not line.strip():
                 continue
             if this != kind and (this != "reply" or line.strip()):
