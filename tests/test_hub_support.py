@@ -80,3 +80,21 @@ def store_bytes(tmp: Path) -> bytes:
     files = [f for p in owned for f in ([p] if p.is_file() else sorted(p.rglob("*"))) if f.is_file()]
     assert files, "no store files found"
     return b"".join(f.read_bytes() for f in files)
+
+
+def test_growing_jsonl_is_parsed_incrementally_and_rewrites_are_noticed(tmp_path: Path, monkeypatch: Any) -> None:
+    from memscribe.hub import ReadResult, reading
+
+    monkeypatch.setattr(reading, "MIN_CACHED_BYTES", 0)
+    path = tmp_path / "log.jsonl"
+    path.write_text('{"n": 0}\n{"n": 1}\nnot json\n{"n": 2')
+    first = ReadResult()
+    assert [r["n"] for _, r in reading.json_lines(path, first)] == [0, 1]
+    assert first.partial_tail and first.malformed == 1 and first.consumed == len('{"n": 0}\n{"n": 1}\nnot json\n')
+    with path.open("a") as fh:
+        fh.write('}\n{"n": 3}\n')
+    again = ReadResult()
+    assert [(i, r["n"]) for i, r in reading.json_lines(path, again)] == [(0, 0), (1, 1), (3, 2), (4, 3)]
+    assert not again.partial_tail and again.malformed == 1
+    path.write_text('{"n": 9}\n')  # rewritten in place: parsed afresh
+    assert [r["n"] for _, r in reading.json_lines(path, ReadResult())] == [9]
