@@ -1,7 +1,7 @@
 """``memscribe bench hub``: import throughput on a synthetic history, with peak memory.
 
 It writes N Claude Code sessions (the richest format: a tree, streamed duplicate rows, tool calls and
-results, injected reminders, a sub-agent run every 50 sessions) and imports them twice:
+results, injected reminders) and imports them:
 
 - into raw episodes with the writer deferred (every turn stored as an episode; a writer that proposes
   nothing, so memories are derived later with ``Memory.replay``), all sessions;
@@ -55,94 +55,48 @@ class HoldWriter:
         return []
 
 
-def _session_lines(index: int, turns: int, rng: random.Random) -> tuple[str, list[str]]:
-    sid = f"{index:08d}-0000-4000-8000-{rng.randrange(16**12):012x}"
-    cwd = f"/home/dev/project-{index % 97}"
-    base = {"sessionId": sid, "cwd": cwd, "version": "2.1.14", "userType": "external", "isSidechain": False}
-    lines, parent, n = [], None, 0
-    clock = 1_790_000_000 + index * 3600
+class _Session:
+    """One synthetic Claude Code transcript, record by record (each linked to the previous one)."""
 
-    def add(kind: str, message: dict[str, Any], **extra: Any) -> None:
-        nonlocal parent, n, clock
-        uuid = f"{sid[:8]}-{n:06d}"
-        clock += rng.randrange(1, 30)
-        stamp = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(clock))
-        lines.append(
-            json.dumps(
-                {
-                    **base,
-                    "parentUuid": parent,
-                    "type": kind,
-                    "uuid": uuid,
-                    "timestamp": stamp,
-                    "message": message,
-                    **extra,
-                }
-            )
-        )
-        parent, n = uuid, n + 1
+    def __init__(self, index: int, rng: random.Random) -> None:
+        self.index, self.rng = index, rng
+        self.sid = f"{index:08d}-0000-4000-8000-{rng.randrange(16**12):012x}"
+        self.base = {"sessionId": self.sid, "cwd": f"/home/dev/project-{index % 97}", "version": "2.1.14",
+                     "userType": "external", "isSidechain": False}  # fmt: skip
+        self.lines: list[str] = []
+        self.parent: str | None = None
+        self.clock = 1_790_000_000 + index * 3600
 
-    made = 0
-    while made < turns:
-        topic, tool = rng.choice(_TOPICS), rng.choice(_TOOLS)
-        add(
-            "user",
-            {
-                "role": "user",
-                "content": f"Please look at {topic}: it fails when the input is empty "
-                f"(ticket {rng.randrange(10_000)}).\n<system-reminder>Run tests before committing.</system-reminder>",
-            },
-        )
-        mid, req = f"msg_{index}_{made}", f"req_{index}_{made}"
-        msg = {"id": mid, "type": "message", "role": "assistant", "model": "claude-sonnet-4-5"}
-        add("assistant", {**msg, "content": [{"type": "text", "text": f"Checking {topic} first."}]}, requestId=req)
-        add(
-            "assistant",
-            {
-                **msg,
-                "content": [
-                    {
-                        "type": "tool_use",
-                        "id": f"tu_{index}_{made}",
-                        "name": tool,
-                        "input": {"path": f"src/{topic.split()[-1]}.py"},
-                    }
-                ],
-            },
-            requestId=req,
-        )
-        add(
-            "user",
-            {
-                "role": "user",
-                "content": [
-                    {
-                        "type": "tool_result",
-                        "tool_use_id": f"tu_{index}_{made}",
-                        "content": f"def handle(rows):\n    return rows[0]  # line {made}",
-                    }
-                ],
-            },
-        )
-        add(
-            "assistant",
-            {
-                "id": mid + "b",
-                "type": "message",
-                "role": "assistant",
-                "model": "claude-sonnet-4-5",
-                "content": [
-                    {
-                        "type": "text",
-                        "text": f"{topic.capitalize()} indexed rows[0] without a check; "
-                        "I added a guard for empty input and a test.",
-                    }
-                ],
-            },
-            requestId=req + "b",
-        )
-        made += 4  # user, assistant (two streamed rows merged), tool result, assistant
-    return sid, lines
+    def add(self, kind: str, message: dict[str, Any], **extra: Any) -> None:
+        uuid = f"{self.sid[:8]}-{len(self.lines):06d}"
+        self.clock += self.rng.randrange(1, 30)
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(self.clock))
+        record = {**self.base, "parentUuid": self.parent, "type": kind, "uuid": uuid, "timestamp": stamp,
+                  "message": message, **extra}  # fmt: skip
+        self.lines.append(json.dumps(record))
+        self.parent = uuid
+
+    def exchange(self, n: int) -> None:
+        """Four turns: a prompt (with a reminder), a reply streamed as two rows with a tool call, its result,
+        and a final reply."""
+        topic, tool, tag = self.rng.choice(_TOPICS), self.rng.choice(_TOOLS), f"{self.index}_{n}"
+        prompt = (f"Please look at {topic}: it fails when the input is empty (ticket {self.rng.randrange(10_000)})."
+                  "\n<system-reminder>Run tests before committing.</system-reminder>")  # fmt: skip
+        self.add("user", {"role": "user", "content": prompt})
+        msg = {"id": f"msg_{tag}", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5"}
+        self.add("assistant", {**msg, "content": [{"type": "text", "text": f"Checking {topic} first."}]},
+                 requestId=f"req_{tag}")  # fmt: skip
+        call = {"type": "tool_use", "id": f"tu_{tag}", "name": tool, "input": {"path": f"src/{topic.split()[-1]}.py"}}
+        self.add("assistant", {**msg, "content": [call]}, requestId=f"req_{tag}")
+        result = {
+            "type": "tool_result",
+            "tool_use_id": f"tu_{tag}",
+            "content": f"def handle(rows):\n    return rows[0]  # {n}",
+        }
+        self.add("user", {"role": "user", "content": [result]})
+        text = f"{topic.capitalize()} indexed rows[0] without a check; I added a guard for empty input and a test."
+        self.add("assistant", {**msg, "id": f"msg_{tag}b", "content": [{"type": "text", "text": text}]},
+                 requestId=f"req_{tag}b")  # fmt: skip
 
 
 def write_history(root: Path, sessions: int, turns: int, seed: int = 7) -> int:
@@ -152,8 +106,10 @@ def write_history(root: Path, sessions: int, turns: int, seed: int = 7) -> int:
     for i in range(sessions):
         folder = root / "projects" / f"-home-dev-project-{i % 97}"
         folder.mkdir(parents=True, exist_ok=True)
-        sid, lines = _session_lines(i, turns, rng)
-        (folder / f"{sid}.jsonl").write_text("\n".join(lines) + "\n")
+        session = _Session(i, rng)
+        for n in range(0, turns, 4):
+            session.exchange(n)
+        (folder / f"{session.sid}.jsonl").write_text("\n".join(session.lines) + "\n")
         total += (turns + 3) // 4 * 4
     return total
 
