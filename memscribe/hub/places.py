@@ -37,11 +37,8 @@ def project_of(cwd: str | None) -> str | None:
     """The scope ``project`` for a recorded cwd: its git root, else the cwd itself as recorded."""
     if not cwd:
         return None
-    root = git_root(cwd)
-    if root:
-        return root
-    text = cwd.rstrip("/\\") or cwd
-    return text[:256]
+    root = git_root(cwd) or cwd.rstrip("/\\") or cwd
+    return root[:256]  # the engine's limit for scope parts
 
 
 def _connect(path: Path, retries: int) -> sqlite3.Connection | None:
