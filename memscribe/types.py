@@ -22,10 +22,12 @@ __all__ = [
     "MessageOutcome",
     "OpResult",
     "OperationEntry",
+    "PendingEntry",
     "PurgeResult",
     "ReindexResult",
     "RejectedOp",
     "ReplayResult",
+    "RetryResult",
     "Scores",
     "SearchHit",
     "SearchResult",
@@ -125,6 +127,26 @@ class AddResult(TypedDict):
     status: NotRequired[str]  # done | pending
     duplicate: NotRequired[bool]
     message: NotRequired[str]
+
+
+class PendingEntry(TypedDict):
+    """An episode stored but not yet written."""
+
+    episode_id: str
+    user_id: str
+    status: str
+    writer: str | None
+    model: str | None
+    attempts: int
+    error: str | None
+    retry_at: str | None
+    given_up: bool
+
+
+class RetryResult(TypedDict):
+    reset: int
+    written: int
+    writer: str | None
 
 
 class HistoryEntry(MemoryItem):

@@ -46,8 +46,9 @@ def test_ping_names_org_and_project(server: Served) -> None:
 
 def test_sync_client_round_trip(server: Served) -> None:
     client = MemoryClient(api_key=key_for(server.home, "sync-co"), host=server.url)
-    added = client.add([{"role": "user", "content": "I live in Seattle and I work at Boeing."}], user_id="alice")
-    assert added["messages"][0]["outcome"] == "stored"
+    said = [{"role": "user", "content": "I live in Seattle."}, {"role": "user", "content": "I work at Boeing."}]
+    added = client.add(said, user_id="alice")
+    assert [m["outcome"] for m in added["messages"]] == ["stored", "stored"]
     seattle = next(r["id"] for r in added["results"] if "Seattle" in r["memory"])
     boeing = next(r["id"] for r in added["results"] if "Boeing" in r["memory"])
     first_text = next(r["memory"] for r in added["results"] if r["id"] == seattle)

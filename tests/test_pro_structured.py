@@ -9,9 +9,9 @@ import pytest
 from click.testing import CliRunner
 
 from memscribe.cli.main import cli
-from memscribe.cli.settings import memory_config, resolve_settings
 from memscribe.errors import ConfigError
 from memscribe.providers.presets import PRESETS, StructuredOutput, make_chat, structured_for
+from memscribe.settings import memory_config, resolve_settings
 from memscribe.testing.fake_openai import Behaviour, FakeOpenAIServer
 
 SCHEMA = {"title": "probe", "type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]}

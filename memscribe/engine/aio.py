@@ -29,9 +29,11 @@ from memscribe.types import (
     ImportResult,
     ListResult,
     MemoryItem,
+    PendingEntry,
     PurgeResult,
     ReindexResult,
     ReplayResult,
+    RetryResult,
     SearchResult,
     StatsResult,
     WhyResult,
@@ -229,11 +231,11 @@ class AsyncMemory:
         """As :meth:`Memory.process_pending`."""
         return await self._run(self._sync.process_pending, limit)
 
-    async def pending(self, *, limit: int = 100) -> builtins.list[dict[str, Any]]:
+    async def pending(self, *, limit: int = 100) -> builtins.list[PendingEntry]:
         """As :meth:`Memory.pending`."""
         return await self._run(self._sync.pending, limit=limit)
 
-    async def retry_pending(self, *, user_id: object = None, writer: str | None = None) -> dict[str, Any]:
+    async def retry_pending(self, *, user_id: object = None, writer: str | None = None) -> RetryResult:
         """As :meth:`Memory.retry_pending`."""
         return await self._run(self._sync.retry_pending, user_id=user_id, writer=writer)
 

@@ -29,9 +29,11 @@ from memscribe.types import (
     ImportResult,
     ListResult,
     MemoryItem,
+    PendingEntry,
     PurgeResult,
     ReindexResult,
     ReplayResult,
+    RetryResult,
     SearchResult,
     StatsResult,
     WhyResult,
@@ -205,9 +207,9 @@ class Memory:
         number written."""
         return self._pending.run(due_only=False, limit=limit)
 
-    def pending(self, *, limit: int = 100) -> builtins.list[dict[str, Any]]:
+    def pending(self, *, limit: int = 100) -> builtins.list[PendingEntry]:
         """Episodes of this tenant not yet written: writer, attempts, last error and next retry."""
-        rows = []
+        rows: builtins.list[PendingEntry] = []
         for episode, state in self._core.store.pending(tenant=self._core.tenant, limit=limit):
             rows.append({
                 "episode_id": episode.id, "user_id": episode.scope.user_id, "status": state.status,
@@ -217,7 +219,7 @@ class Memory:
             })  # fmt: skip
         return rows
 
-    def retry_pending(self, *, user_id: object = None, writer: str | None = None) -> dict[str, Any]:
+    def retry_pending(self, *, user_id: object = None, writer: str | None = None) -> RetryResult:
         """Retry pending and given-up episodes now. ``writer`` reassigns them to another writer (with this
         Memory's model for an LLM writer): the only way an episode changes writer."""
         from memscribe.engine.writers import LLM_WRITER_NAMES, make_writer
