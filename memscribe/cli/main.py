@@ -17,6 +17,7 @@ from memscribe import __version__
 from memscribe.cli import admin_cmds, memory_cmds
 from memscribe.cli.bench_cmds import bench_group
 from memscribe.cli.doctor import doctor_cmd
+from memscribe.cli.hub_cmds import hub_group
 from memscribe.cli.output import report_error
 from memscribe.cli.state import CliState
 from memscribe.errors import MemscribeError
@@ -88,7 +89,7 @@ def cli(
     ctx.obj = CliState(settings=resolve_settings(flags), json=json_output)
 
 
-for _command in (*memory_cmds.COMMANDS, *admin_cmds.COMMANDS, doctor_cmd, bench_group):
+for _command in (*memory_cmds.COMMANDS, *admin_cmds.COMMANDS, doctor_cmd, bench_group, hub_group):
     cli.add_command(_command)
 # The server and MCP commands import their frameworks only when run, so the base install keeps working.
 register_server(cli)

@@ -1,0 +1,147 @@
+"""Cline, Roo Code and Kilo Code (VS Code extensions): ``<editor>/User/globalStorage/<extension>/tasks/<id>/``.
+
+Each task folder holds ``api_conversation_history.json`` (Anthropic-style messages: text, ``tool_use`` and
+``tool_result`` blocks; older Cline put tool calls as XML tags in text) and ``ui_messages.json`` (epoch-ms
+``ts`` per UI message, linked by ``conversationHistoryIndex``). The first prompt is wrapped in ``<task>``
+and every user turn carries an ``<environment_details>`` block, which is dropped. The project is Cline's
+``state/taskHistory.json`` ``cwdOnTaskInitialization`` or Roo's ``history_item.json`` ``workspace``; the index
+is only consulted, never trusted to list the tasks (folders are scanned). The Cline CLI keeps the same task
+folders under ``~/.cline/data`` (``$CLINE_DATA_DIR``, ``$CLINE_DIR``); its newer SDK ``sessions/`` files are not
+read yet.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from memscribe.hub.cleaning import as_arguments, as_text, clean_text
+from memscribe.hub.model import HubEnv, ReadResult, Session, SourceFile, ToolUse, Turn
+from memscribe.hub.reading import iso_or_epoch, load_json
+
+__all__ = ["EXTENSIONS", "ClineSource"]
+
+EXTENSIONS = {
+    "saoudrizwan.claude-dev": "cline",
+    "rooveterinaryinc.roo-cline": "roo-code",
+    "kilocode.kilo-code": "kilo-code",
+}
+_EDITORS = ("Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf")
+_TASK = re.compile(r"<task>(.*?)</task>", re.DOTALL)
+_FEEDBACK = re.compile(r"</?(?:feedback|answer|user_message)>")
+
+
+def _user_dirs(env: HubEnv) -> list[Path]:
+    home = env.home
+    dirs = [home / ".vscode-server" / "data" / "User"]
+    for editor in _EDITORS:
+        dirs += [
+            home / ".config" / editor / "User",
+            home / "Library" / "Application Support" / editor / "User",
+            home / "AppData" / "Roaming" / editor / "User",
+        ]
+    return dirs
+
+
+class ClineSource:
+    name = "cline"
+    title = "Cline / Roo Code / Kilo Code"
+
+    def discover(self, env: HubEnv) -> Iterator[SourceFile]:
+        for user in env.paths.get(self.name) or _user_dirs(env):
+            for ext in EXTENSIONS:
+                yield from _tasks(user / "globalStorage" / ext, ext)
+        if self.name not in env.paths:  # the Cline CLI (and, since the SDK move, the extension) share ~/.cline/data
+            yield from _tasks(_data_dir(env), "saoudrizwan.claude-dev")
+
+    def read(self, item: SourceFile) -> ReadResult:
+        result = ReadResult()
+        history = load_json(item.path / "api_conversation_history.json", result)
+        if not isinstance(history, list):
+            return result
+        ui = load_json(item.path / "ui_messages.json", result) if (item.path / "ui_messages.json").exists() else None
+        times = {m.get("conversationHistoryIndex"): m.get("ts") for m in ui or [] if isinstance(m, dict)}
+        started = iso_or_epoch(next((m.get("ts") for m in ui or [] if isinstance(m, dict)), None), unit="ms")
+        session = Session(id=item.path.name, tool=EXTENSIONS.get(item.kind, self.name), started=started, cwd=_cwd(item))
+        names: dict[str, str] = {}
+        for index, message in enumerate(history):
+            if not isinstance(message, dict):
+                result.malformed += 1
+                continue
+            result.saw(str(message.get("role")))
+            when = iso_or_epoch(message.get("ts") or times.get(index) or times.get(index - 1), unit="ms") or started
+            session.turns.extend(_message(str(index), message, when, names, result))
+        result.sessions.append(session)
+        return result
+
+
+def _data_dir(env: HubEnv) -> Path:
+    if env.environ.get("CLINE_DATA_DIR", "").strip():
+        return Path(env.environ["CLINE_DATA_DIR"]).expanduser()
+    base = env.environ.get("CLINE_DIR", "").strip()
+    return (Path(base).expanduser() if base else env.home / ".cline") / "data"
+
+
+def _tasks(base: Path, ext: str) -> Iterator[SourceFile]:
+    for task in sorted(p for p in (base / "tasks").glob("*") if p.is_dir()):
+        watch = (task / "api_conversation_history.json", task / "ui_messages.json")
+        yield SourceFile(ClineSource.name, task, kind=ext, watch=watch)
+
+
+def _cwd(item: SourceFile) -> str | None:
+    roo = item.path / "history_item.json"
+    scratch = ReadResult()
+    if roo.exists():
+        found = load_json(roo, scratch)
+        if isinstance(found, dict) and found.get("workspace"):
+            return str(found["workspace"])
+    index = (
+        load_json(item.path.parents[1] / "state" / "taskHistory.json", scratch)
+        if (item.path.parents[1] / "state" / "taskHistory.json").exists()
+        else None
+    )
+    for entry in index or []:
+        if isinstance(entry, dict) and str(entry.get("id")) == item.path.name:
+            return entry.get("cwdOnTaskInitialization")
+    return None
+
+
+def _message(key: str, m: dict[str, Any], when: Any, names: dict[str, str], result: ReadResult) -> list[Turn]:
+    role, content = m.get("role"), m.get("content")
+    blocks = content if isinstance(content, list) else [{"type": "text", "text": str(content or "")}]
+    texts, calls, out = [], [], []
+    for i, b in enumerate(b for b in blocks if isinstance(b, dict)):
+        kind = b.get("type")
+        if kind == "text" and isinstance(b.get("text"), str):
+            texts.append(b["text"])
+        elif kind == "tool_use":
+            names[str(b.get("id"))] = str(b.get("name") or "tool")
+            calls.append(ToolUse(str(b.get("name") or "tool"), as_arguments(b.get("input")), b.get("id")))
+        elif kind == "tool_result":
+            call = str(b.get("tool_use_id"))
+            out.append(
+                Turn(
+                    f"{key}:{i}",
+                    "tool",
+                    clean_text(as_text(b.get("content"))),
+                    when,
+                    tool_name=names.get(call),
+                    tool_call_id=call,
+                    is_error=bool(b.get("is_error")),
+                )
+            )
+    raw = "\n".join(texts)
+    task = _TASK.search(raw)
+    text = clean_text(_FEEDBACK.sub("", task.group(1) if task else raw))
+    if role == "user":
+        if text:
+            out.append(Turn(key, "user", text, when))  # after the results it carries, as the model read them
+        elif raw.strip():
+            result.boilerplate += 1
+        return out
+    if role == "assistant":
+        return [Turn(key, "assistant", text, when, tuple(calls))] if text or calls else []
+    result.skip(f"role/{role}")
+    return []

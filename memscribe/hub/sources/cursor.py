@@ -1,0 +1,216 @@
+"""Cursor: the IDE's ``state.vscdb``, the agent transcripts, and the ``cursor-agent`` CLI's ``store.db``.
+
+- IDE (Composer/Agent/Ask): ``<User>/globalStorage/state.vscdb``, table ``cursorDiskKV``: a header per chat
+  under ``composerData:<id>`` and one row per message under ``bubbleId:<composerId>:<bubbleId>`` (type 1 =
+  user, 2 = assistant; tool runs in ``toolFormerData``). Only those two key prefixes are ever queried: the
+  same database holds auth tokens (``ItemTable`` ``cursorAuth/*``), which the hub never reads. The project
+  comes from ``workspaceStorage/<hash>/workspace.json`` for the workspace that lists the chat.
+- Agent transcripts: ``~/.cursor/projects/<slug>/agent-transcripts/<uuid>/<uuid>.jsonl``: lines
+  ``{role, message: {content[]}}`` with Anthropic-style blocks; the prompt is wrapped in ``<user_query>``. A
+  transcript of a chat the IDE database also holds is left to the database.
+- ``cursor-agent``: ``~/.cursor/chats/<md5(cwd)>/<agentId>/store.db``: ``meta`` (hex-encoded JSON) and
+  content-addressed ``blobs``; message blobs are JSON, tree blobs are protobuf listing child blob ids.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from memscribe.hub.cleaning import as_arguments, as_text, blocks_text, clean_text, unwrap_user_query
+from memscribe.hub.model import HubEnv, ReadResult, Session, SourceFile, ToolUse, Turn
+from memscribe.hub.places import open_readonly
+from memscribe.hub.reading import iso_or_epoch, json_lines
+from memscribe.hub.sources.cursor_agent import read_agent_store
+
+__all__ = ["CursorSource"]
+
+_USER_DIRS = (".config/Cursor/User", "Library/Application Support/Cursor/User", "AppData/Roaming/Cursor/User")
+
+
+class CursorSource:
+    name = "cursor"
+    title = "Cursor"
+
+    def discover(self, env: HubEnv) -> Iterator[SourceFile]:
+        explicit = env.paths.get(self.name)
+        user_dirs = tuple(p / "User" for p in explicit) if explicit else tuple(env.home / d for d in _USER_DIRS)
+        dot = tuple(explicit) if explicit else (env.home / ".cursor",)
+        composers: set[str] = set()
+        for user in user_dirs:
+            db = user / "globalStorage" / "state.vscdb"
+            if db.is_file():
+                composers |= _composer_ids(db)
+                yield SourceFile(self.name, db, kind="vscdb", watch=(db, Path(f"{db}-wal")))
+        for root in dot:
+            for path in sorted(root.glob("projects/*/agent-transcripts/*/*.jsonl")):
+                if path.stem not in composers:
+                    yield SourceFile(self.name, path, kind="transcript")
+            for db in sorted(root.glob("chats/*/*/store.db")):
+                yield SourceFile(self.name, db, kind="agent-store", watch=(db, Path(f"{db}-wal")))
+
+    def read(self, item: SourceFile) -> ReadResult:
+        if item.kind == "agent-store":
+            return read_agent_store(item.path)
+        if item.kind == "transcript":
+            return _read_transcript(item.path)
+        return _read_vscdb(item.path)
+
+
+def _composer_ids(db: Path) -> set[str]:
+    try:
+        with open_readonly(db) as conn:
+            rows = conn.execute("SELECT key FROM cursorDiskKV WHERE key LIKE 'composerData:%'").fetchall()
+    except sqlite3.Error:
+        return set()
+    return {str(k).split(":", 1)[1] for (k,) in rows}
+
+
+def _workspaces(db: Path) -> dict[str, str]:
+    """composerId → project folder, from every workspace database beside the global one."""
+    found: dict[str, str] = {}
+    for ws in sorted(db.parents[1].glob("workspaceStorage/*/state.vscdb")):
+        try:
+            folder_uri = json.loads((ws.parent / "workspace.json").read_text(encoding="utf-8")).get("folder", "")
+            with open_readonly(ws) as conn:
+                row = conn.execute("SELECT value FROM ItemTable WHERE key = 'composer.composerData'").fetchone()
+        except (OSError, ValueError, sqlite3.Error):
+            continue
+        folder = unquote(urlparse(folder_uri).path) if folder_uri.startswith("file:") else folder_uri
+        for composer in (_loads(row[0]) if row else {}).get("allComposers") or []:
+            if isinstance(composer, dict) and composer.get("composerId") and folder:
+                found[str(composer["composerId"])] = folder
+    return found
+
+
+def _loads(value: Any) -> dict[str, Any]:
+    try:
+        decoded = json.loads(value.decode() if isinstance(value, bytes) else value)
+    except (ValueError, AttributeError, UnicodeDecodeError):
+        return {}
+    return decoded if isinstance(decoded, dict) else {}
+
+
+def _read_vscdb(db: Path) -> ReadResult:
+    result = ReadResult()
+    folders = _workspaces(db)
+    with open_readonly(db) as conn:
+        headers = [
+            (k, _loads(v))
+            for k, v in conn.execute("SELECT key, value FROM cursorDiskKV WHERE key LIKE 'composerData:%'")
+        ]
+        children = {c for _, h in headers for c in h.get("subComposerIds") or []}
+        parents = {c: h.get("composerId") for _, h in headers for c in h.get("subComposerIds") or []}
+        for key, header in headers:
+            result.saw("composerData")
+            cid = str(header.get("composerId") or key.split(":", 1)[1])
+            bubbles = {
+                str(k).rsplit(":", 1)[1]: _loads(v)
+                for k, v in conn.execute("SELECT key, value FROM cursorDiskKV WHERE key LIKE ?", (f"bubbleId:{cid}:%",))
+            }
+            order = [
+                str(h.get("bubbleId")) for h in header.get("fullConversationHeadersOnly") or [] if isinstance(h, dict)
+            ]
+            inline = [b for b in header.get("conversation") or [] if isinstance(b, dict)]
+            sequence = [bubbles[b] | {"bubbleId": b} for b in order if b in bubbles] or inline
+            result.records += len(sequence)
+            session = Session(
+                id=cid,
+                cwd=folders.get(cid),
+                title=header.get("name"),
+                started=iso_or_epoch(header.get("createdAt"), unit="ms"),
+            )
+            if cid in children:
+                session.sidechain, session.parent = True, parents.get(cid)
+            session.turns = [t for b in sequence for t in _bubble(b, session.started, result)]
+            result.sessions.append(session)
+    return result
+
+
+def _bubble(b: dict[str, Any], fallback: datetime | None, result: ReadResult) -> list[Turn]:
+    key, kind = str(b.get("bubbleId")), b.get("type")
+    when = iso_or_epoch(b.get("createdAt")) or fallback
+    text = clean_text(str(b.get("text") or ""))
+    if kind == 1:
+        return [Turn(key, "user", text, when)] if text else []
+    if kind != 2:
+        result.skip(f"bubble/{kind}")
+        return []
+    tool = b.get("toolFormerData") if isinstance(b.get("toolFormerData"), dict) else None
+    if tool is None:
+        return [Turn(key, "assistant", text, when)] if text else []
+    name = str(tool.get("name") or tool.get("tool") or "tool")
+    call_id = str(tool.get("toolCallId") or key)
+    args = as_arguments(tool.get("rawArgs") or tool.get("params"))
+    out = [Turn(key, "assistant", text, when, (ToolUse(name, args, call_id),))]
+    if tool.get("result") is not None:
+        out.append(
+            Turn(
+                f"{key}:result",
+                "tool",
+                as_text(_loads(tool["result"]) or tool["result"]),
+                when,
+                tool_name=name,
+                tool_call_id=call_id,
+                is_error=tool.get("status") == "error",
+            )
+        )
+    return out
+
+
+def _read_transcript(path: Path) -> ReadResult:
+    result = ReadResult()
+    when = datetime.fromtimestamp(path.stat().st_mtime, tz=UTC)
+    session = Session(id=path.stem, started=when, meta={"slug": path.parents[2].name})
+    names: dict[str, str] = {}
+    for n, line in json_lines(path, result):
+        role = line.get("role") if isinstance(line, dict) else None
+        result.saw(str(role))
+        content = (line.get("message") or {}).get("content") if isinstance(line.get("message"), dict) else None
+        blocks = content if isinstance(content, list) else [{"type": "text", "text": str(content or "")}]
+        if role == "user":
+            _transcript_user(f"L{n}", blocks, names, session, result)
+        elif role == "assistant":
+            calls = []
+            for b in blocks:
+                if isinstance(b, dict) and b.get("type") == "tool_use":
+                    names[str(b.get("id"))] = str(b.get("name") or "tool")
+                    calls.append(ToolUse(str(b.get("name") or "tool"), as_arguments(b.get("input")), b.get("id")))
+            text = blocks_text(blocks, ("text",))
+            if text or calls:
+                session.turns.append(Turn(f"L{n}", "assistant", text, None, tuple(calls)))
+        else:
+            result.skip(str(role))
+    result.sessions.append(session)
+    return result
+
+
+def _transcript_user(key: str, blocks: list[Any], names: dict[str, str], session: Session, result: ReadResult) -> None:
+    raw = blocks_text(blocks, ("text",))
+    if "Workspace Path:" in raw and session.cwd is None:
+        session.cwd = raw.split("Workspace Path:", 1)[1].split("\n", 1)[0].strip() or None
+    for i, b in enumerate(blocks):
+        if isinstance(b, dict) and b.get("type") == "tool_result":
+            call = str(b.get("tool_use_id"))
+            session.turns.append(
+                Turn(
+                    f"{key}:{i}",
+                    "tool",
+                    as_text(b.get("content")),
+                    None,
+                    tool_name=names.get(call),
+                    tool_call_id=call,
+                    is_error=bool(b.get("is_error")),
+                )
+            )
+    if raw.strip():
+        text = unwrap_user_query(raw)
+        if text:
+            session.turns.append(Turn(key, "user", clean_text(text), None))
+        else:
+            result.boilerplate += 1
