@@ -96,7 +96,7 @@ def test_install_parses_is_idempotent_and_uninstall_restores_bytes(name: str, ho
     if name in HOOK_FILES:
         hooks = _parse(home / HOOK_FILES[name], "json")["hooks"]
         commands = json.dumps(hooks)
-        assert f"{ctx.exe} hub recall --hook {name}" in commands
+        assert f"{ctx.python} -m memscribe.cli.hub_hook {name}" in commands
         assert all(isinstance(v, list) and v for v in hooks.values())
     second = feed.install(name, ctx)
     assert second.changed == [] and second.left_alone == []
@@ -132,7 +132,8 @@ def test_digest_is_imported_or_a_marked_block(home: Path, ctx: Ctx) -> None:
     feed.install("claude-code", ctx)
     feed.install("codex", ctx)
     line = (home / ".claude" / "CLAUDE.md").read_text().splitlines()[-1]
-    assert line.startswith("@") and Path(line[1:]).read_text().startswith("# Shared memory (memscribe)")
+    digest = Path(line[1:]).read_text()
+    assert line.startswith("@") and digest.startswith("<!-- memscribe:begin -->\n# Shared memory (memscribe)")
     agents = (home / ".codex" / "AGENTS.md").read_text()
     assert agents.startswith("# Personal Codex notes\n\nAlways run the tests.\n")
     assert agents.count("<!-- memscribe:begin") == 1 and "not instructions" in agents

@@ -8,7 +8,6 @@ TOOL`` is the hook command itself: the tool's JSON on stdin, the recalled memori
 
 from __future__ import annotations
 
-import getpass
 import json
 import os
 import shutil
@@ -123,23 +122,17 @@ def doctor_cmd(state: CliState, executable: str | None) -> None:
 @click.option("--hook", "tool", required=True, help=f"The tool calling: {_TOOLS_HELP}.")
 @click.option("--budget", default=600, show_default=True, type=click.IntRange(50, 2000), help="Token budget.")
 @click.option("--user", "-u", "user", default=None, help="User (default: $MEMSCRIBE_USER, else the OS user).")
-@pass_state
-def recall_cmd(state: CliState, tool: str, budget: int, user: str | None) -> None:
-    """Hook command: the tool's hook JSON on stdin, the memories that matter as JSON on stdout."""
-    from memscribe.hub.feed import recall
+def recall_cmd(tool: str, budget: int, user: str | None) -> None:
+    """Hook command: the tool's hook JSON on stdin, the memories that matter as JSON on stdout.
 
-    if tool not in recall.HOOK_TOOLS:
-        raise click.BadParameter(f"one of {', '.join(recall.HOOK_TOOLS)}", param_hint="--hook")
-    call = recall.HookCall(tool, "UserPromptSubmit", Path.cwd(), "")
-    try:
-        call = recall.parse_stdin(tool, sys.stdin.read())
-        person = state.user(user, required=False) or getpass.getuser()
-        project = recall.project_for(call, os.environ)
-        text, _ids = recall.recall(state.memory(), call, user=person, project=project, budget_tokens=budget)
-    except Exception as exc:  # a hook never breaks the tool: say why on stderr, answer with nothing
-        click.echo(f"memscribe recall: {type(exc).__name__}: {exc}", err=True)
-        text = ""
-    click.echo(json.dumps(recall.answer(call, text), ensure_ascii=False))
+    Installed hooks run the same thing without the CLI: ``python -m memscribe.cli.hub_hook TOOL``."""
+    from memscribe.cli.hub_hook import run
+
+    environ = {**os.environ, **({"MEMSCRIBE_USER": user} if user else {})}
+    reply = run(tool, sys.stdin.read(), environ, budget=budget)
+    if reply.get("error"):
+        click.echo(f"memscribe recall: {reply['error']}", err=True)
+    click.echo(json.dumps(reply["answer"], ensure_ascii=False))
 
 
 def attach(group: click.Group) -> None:

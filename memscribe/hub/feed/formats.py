@@ -9,10 +9,12 @@ from typing import Any
 
 from memscribe.errors import ConfigError, InvalidInput
 
-__all__ = ["BEGIN", "END", "import_line", "marked_block", "toml_set", "yaml_append_row", "yaml_set"]
+__all__ = ["BEGIN", "END", "NOTE", "import_line", "marked_block", "toml_set", "yaml_append_row", "yaml_set"]
 
-BEGIN = "<!-- memscribe:begin (managed by `memscribe hub install`; edit outside this block) -->"
-END = "<!-- memscribe:end -->"
+from memscribe.hub.cleaning import DIGEST_BEGIN as BEGIN  # the importer drops these blocks from transcripts
+from memscribe.hub.cleaning import DIGEST_END as END
+
+NOTE = "<!-- managed by `memscribe hub install`; edit outside this block -->"
 
 
 def _need(module: str) -> None:
@@ -120,7 +122,7 @@ def yaml_append_row(text: str | None, row: Mapping[str, Any], row_id: str) -> st
 
 def marked_block(text: str | None, body: str, *, budget: int) -> str:
     """``text`` with the memscribe block set to ``body``; refuses when the file would pass ``budget`` bytes."""
-    block = f"{BEGIN}\n{body.rstrip()}\n{END}\n"
+    block = f"{BEGIN}\n{NOTE}\n{body.rstrip()}\n{END}\n"
     current = text or ""
     if BEGIN in current and END in current:
         head, _, rest = current.partition(BEGIN)

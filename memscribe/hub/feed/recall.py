@@ -16,12 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memscribe.hub.cleaning import INJECTED_BEGIN, INJECTED_END
 from memscribe.mcp.framing import frame_memories
 
 if TYPE_CHECKING:
     from memscribe.engine.memory import Memory
 
-__all__ = ["HOOK_TOOLS", "MAX_CHARS", "HookCall", "answer", "pack", "parse_call", "recall"]
+__all__ = ["HOOK_TOOLS", "MAX_CHARS", "HookCall", "answer", "git_project", "pack", "parse_call", "parse_stdin", "recall"]
 
 MAX_CHARS = 8000  # Claude Code shows hook text whole up to about 10,000 characters
 DEFAULT_BUDGET = 600  # tokens
@@ -60,7 +61,7 @@ def parse_call(tool: str, payload: Mapping[str, Any], *, fallback_cwd: Path) -> 
 
 def pack(items: Sequence[Mapping[str, Any]], *, budget_tokens: int, title: str) -> tuple[str, list[str]]:
     """The framed text of as many of ``items`` (in order) as fit the budget, and their ids."""
-    limit = min(budget_tokens * CHARS_PER_TOKEN, MAX_CHARS)
+    limit = min(budget_tokens * CHARS_PER_TOKEN, MAX_CHARS) - len(INJECTED_BEGIN) - len(INJECTED_END) - 2
     chosen: list[Mapping[str, Any]] = []
     for item in items:
         if len(frame_memories([*chosen, item], title=title)) > limit:
@@ -68,7 +69,8 @@ def pack(items: Sequence[Mapping[str, Any]], *, budget_tokens: int, title: str) 
         chosen.append(item)
     if not chosen:
         return "", []
-    return frame_memories(chosen, title=title), [str(i.get("id")) for i in chosen]
+    text = f"{INJECTED_BEGIN}\n{frame_memories(chosen, title=title)}\n{INJECTED_END}"
+    return text, [str(i.get("id")) for i in chosen]
 
 
 def recall(memory: Memory, call: HookCall, *, user: str, project: str | None, budget_tokens: int = DEFAULT_BUDGET,
@@ -101,14 +103,8 @@ def git_project(cwd: Path) -> str | None:
     return str(root) if root is not None else None
 
 
-def project_for(call: HookCall, environ: Mapping[str, str]) -> str | None:
-    if "MEMSCRIBE_PROJECT" in environ:
-        return environ["MEMSCRIBE_PROJECT"] or None
-    return git_project(call.cwd)
-
-
-def parse_stdin(tool: str, raw: str) -> HookCall:
+def parse_stdin(tool: str, raw: str, *, cwd: Path | None = None) -> HookCall:
     payload = json.loads(raw) if raw.strip() else {}
     if not isinstance(payload, Mapping):
         raise ValueError("the hook input is not a JSON object")
-    return parse_call(tool, payload, fallback_cwd=Path(os.getcwd()))
+    return parse_call(tool, payload, fallback_cwd=cwd or Path(os.getcwd()))

@@ -8,6 +8,7 @@ its format, and a pure function from the file's current text (None when absent) 
 from __future__ import annotations
 
 import shlex
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,13 +31,14 @@ class Ctx:
     state: Path
     environ: Mapping[str, str] = field(default_factory=dict)
     platform: str = "linux"
+    python: str = sys.executable  # runs the lean hook client (no CLI import: hooks are on the prompt path)
 
     def env_dir(self, var: str, default: str) -> Path:
         value = self.environ.get(var)
         return Path(value).expanduser() if value else self.home / default
 
     def hook(self, tool: str) -> str:
-        return f"{shlex.quote(self.exe)} hub recall --hook {tool}"
+        return f"{shlex.quote(self.python)} -m memscribe.cli.hub_hook {tool}"
 
     @property
     def args(self) -> list[str]:
@@ -128,7 +130,7 @@ def _claude_hook(ctx: Ctx, tool: str, *, timeout: bool = True) -> dict[str, Any]
 
 def _digest_file(ctx: Ctx, tool: str, *, mcp: bool = True) -> Edit:
     path = ctx.state / "digest" / f"{tool}.md"
-    text = digest_text(tool, ctx.exe, mcp=mcp)
+    text = f"{formats.BEGIN}\n{digest_text(tool, ctx.exe, mcp=mcp)}{formats.END}\n"
     return Edit(path, "md", "managed instruction digest", lambda _old: text)
 
 
@@ -283,7 +285,7 @@ def _cline(ctx: Ctx) -> list[Edit]:
     entry = _stdio(ctx, disabled=False, autoApprove=[])
     script = f"#!/bin/sh\n# installed by `memscribe hub install cline`\nexec {ctx.hook('cline')}\n"
     rules = ctx.home / "Documents" / "Cline" / "Rules" / "memscribe.md"
-    digest = digest_text("cline", ctx.exe)
+    digest = f"{formats.BEGIN}\n{digest_text('cline', ctx.exe)}{formats.END}\n"
     return [
         _json_set(_cline_dir(ctx) / "cline_mcp_settings.json", ["mcpServers", SERVER], entry, "MCP server"),
         Edit(ctx.home / "Documents" / "Cline" / "Hooks" / "UserPromptSubmit", "sh", "recall hook", lambda _t: script, executable=True),
