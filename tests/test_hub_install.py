@@ -155,7 +155,7 @@ def test_a_file_changed_since_install_is_left_alone(home: Path, ctx: Ctx) -> Non
 def test_a_broken_config_stops_install_before_any_write(home: Path, ctx: Ctx) -> None:
     (home / ".claude" / "settings.json").write_text('{"hooks": [oops}\n')
     before = _snapshot(home)
-    with pytest.raises(InvalidInput, match="settings.json"):
+    with pytest.raises(InvalidInput, match=r"settings\.json"):
         feed.install("claude-code", ctx)
     assert _snapshot(home) == before
 
@@ -174,7 +174,7 @@ def test_cli_dry_run_prints_the_diff_and_changes_nothing(home: Path, ctx: Ctx, t
     runner = CliRunner()
     dry = runner.invoke(cli, ["hub", "install", "codex", "--dry-run", "--executable", ctx.exe], env=env)
     assert dry.exit_code == 0, dry.output
-    assert f"+command = \"{ctx.exe}\"" in dry.output and "+[mcp_servers.memscribe]" in dry.output
+    assert f'+command = "{ctx.exe}"' in dry.output and "+[mcp_servers.memscribe]" in dry.output
     assert _snapshot(home) == before
     done = runner.invoke(cli, ["hub", "install", "codex", "cursor", "--executable", ctx.exe], env=env)
     assert done.exit_code == 0 and "codex: installed into" in done.output

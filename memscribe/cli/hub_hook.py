@@ -13,12 +13,12 @@ import hashlib
 import json
 import os
 import socket
-import subprocess
 import sys
-import tempfile
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 __all__ = ["ask", "main", "run", "socket_path"]
 
@@ -35,6 +35,8 @@ def socket_path(environ: Mapping[str, str]) -> Path:
     home = Path(environ["MEMSCRIBE_HOME"]).expanduser() if environ.get("MEMSCRIBE_HOME") else default_home()
     path = home / "hub" / f"recall-{key}.sock"
     if len(str(path)) > 100:  # AF_UNIX paths are short
+        import tempfile
+
         path = Path(tempfile.gettempdir()) / f"memscribe-{os.getuid()}-{key}.sock"
     return path
 
@@ -59,8 +61,10 @@ def ask(path: Path, request: Mapping[str, Any], *, timeout: float = 5.0) -> dict
 def _spawn(path: Path) -> None:
     if os.environ.get("MEMSCRIBE_HOOK_DAEMON") == "0":
         return
+    import subprocess
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    subprocess.Popen(  # noqa: S603 - our own interpreter and module
+    subprocess.Popen(
         [sys.executable, "-m", "memscribe.hub.feed.daemon", str(path), "--idle", str(IDLE_S)],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
     )  # fmt: skip

@@ -86,7 +86,9 @@ def plan(name: str, ctx: Ctx) -> list[Change]:
                 after = edit.apply(after)
             except InvalidInput as exc:
                 raise InvalidInput(f"{path}: {exc}; nothing was changed") from exc
-        changes.append(Change(path, before, after or "", tuple(e.what for e in edits), any(e.executable for e in edits)))
+        changes.append(
+            Change(path, before, after or "", tuple(e.what for e in edits), any(e.executable for e in edits))
+        )
     return changes
 
 

@@ -177,7 +177,11 @@ def _insert(text: str, node: _Node, entry: str, unit: str) -> str:
     close = node.end - 1
     outer = _line_indent(text, node.start if text.rfind("\n", 0, close) < node.start else close)
     children = [v for _, _, v in node.members] or node.items
-    inner = _line_indent(text, children[0].start) if children and "\n" in text[node.start : children[0].start] else outer + unit
+    inner = (
+        _line_indent(text, children[0].start)
+        if children and "\n" in text[node.start : children[0].start]
+        else outer + unit
+    )
     entry = entry.replace("\n", "\n" + inner)
     if not children:
         return f"{text[: node.start + 1]}\n{inner}{entry}\n{outer}{text[close:]}"
@@ -250,4 +254,3 @@ def append_item(text: str | None, path: list[str], item: Any) -> str:
     node = _find(text, path)
     assert node is not None
     return _insert(text, node, _dump(item, _unit(text), ""), _unit(text))
-

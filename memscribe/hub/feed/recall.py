@@ -22,7 +22,17 @@ from memscribe.mcp.framing import frame_memories
 if TYPE_CHECKING:
     from memscribe.engine.memory import Memory
 
-__all__ = ["HOOK_TOOLS", "MAX_CHARS", "HookCall", "answer", "git_project", "pack", "parse_call", "parse_stdin", "recall"]
+__all__ = [
+    "HOOK_TOOLS",
+    "MAX_CHARS",
+    "HookCall",
+    "answer",
+    "git_project",
+    "pack",
+    "parse_call",
+    "parse_stdin",
+    "recall",
+]
 
 MAX_CHARS = 8000  # Claude Code shows hook text whole up to about 10,000 characters
 DEFAULT_BUDGET = 600  # tokens
@@ -50,7 +60,9 @@ def _first(value: Any) -> str | None:
 
 def parse_call(tool: str, payload: Mapping[str, Any], *, fallback_cwd: Path) -> HookCall:
     """Event, working directory and prompt from one tool's hook payload."""
-    event = str(payload.get("hook_event_name") or payload.get("hookName") or _DEFAULT_EVENT.get(tool, "UserPromptSubmit"))
+    event = str(
+        payload.get("hook_event_name") or payload.get("hookName") or _DEFAULT_EVENT.get(tool, "UserPromptSubmit")
+    )
     cwd = _first(payload.get("cwd")) or _first(payload.get("workspace_roots")) or _first(payload.get("workspaceRoots"))
     prompt = payload.get("prompt")
     nested = payload.get("userPromptSubmit")

@@ -86,9 +86,9 @@ def digest_text(tool: str, exe: str, *, mcp: bool = True) -> str:
     else:
         q = shlex.quote(exe)
         how = [
-            f"- Before settling something earlier work may have decided, run `{q} search \"short query\"`;",
+            f'- Before settling something earlier work may have decided, run `{q} search "short query"`;',
             f"  `{q} history ID` shows a memory's versions.",
-            f"- When the person states a lasting decision, convention or preference, run `{q} add \"...\"`.",
+            f'- When the person states a lasting decision, convention or preference, run `{q} add "..."`.',
         ]
     return "\n".join([
         "# Shared memory (memscribe)",
@@ -142,7 +142,9 @@ def _import(ctx: Ctx, tool: str, target: Path) -> list[Edit]:
 
 def _block(ctx: Ctx, tool: str, target: Path, budget: int, *, mcp: bool = True) -> Edit:
     body = digest_text(tool, ctx.exe, mcp=mcp)
-    return Edit(target, "md", f"marked block (budget {budget} bytes)", lambda t: formats.marked_block(t, body, budget=budget))
+    return Edit(
+        target, "md", f"marked block (budget {budget} bytes)", lambda t: formats.marked_block(t, body, budget=budget)
+    )
 
 
 def _stdio(ctx: Ctx, **extra: Any) -> dict[str, Any]:
@@ -155,8 +157,12 @@ def _stdio(ctx: Ctx, **extra: Any) -> dict[str, Any]:
 def _claude(ctx: Ctx) -> list[Edit]:
     hook = _claude_hook(ctx, "claude-code")
     return [
-        _json_set(ctx.home / ".claude.json", ["mcpServers", SERVER], _stdio(ctx, type="stdio"), "user-scope MCP server"),
-        _json_hooks(ctx.home / ".claude" / "settings.json", {"SessionStart": hook, "UserPromptSubmit": hook}, "recall hooks"),
+        _json_set(
+            ctx.home / ".claude.json", ["mcpServers", SERVER], _stdio(ctx, type="stdio"), "user-scope MCP server"
+        ),
+        _json_hooks(
+            ctx.home / ".claude" / "settings.json", {"SessionStart": hook, "UserPromptSubmit": hook}, "recall hooks"
+        ),
         *_import(ctx, "claude-code", ctx.home / ".claude" / "CLAUDE.md"),
     ]
 
@@ -169,7 +175,9 @@ def _codex(ctx: Ctx) -> list[Edit]:
     home = _codex_home(ctx)
     server = {"command": ctx.exe, "args": ctx.args}
     return [
-        Edit(home / "config.toml", "toml", "MCP server", lambda t: formats.toml_set(t, ["mcp_servers", SERVER], server)),
+        Edit(
+            home / "config.toml", "toml", "MCP server", lambda t: formats.toml_set(t, ["mcp_servers", SERVER], server)
+        ),
         _json_hooks(home / "hooks.json", {"UserPromptSubmit": _claude_hook(ctx, "codex")}, "recall hook"),
         _block(ctx, "codex", home / "AGENTS.md", 32 * 1024),
     ]
@@ -179,7 +187,9 @@ def _cursor(ctx: Ctx) -> list[Edit]:
     home = ctx.home / ".cursor"
     return [
         _json_set(home / "mcp.json", ["mcpServers", SERVER], _stdio(ctx), "MCP server"),
-        _json_hooks(home / "hooks.json", {"sessionStart": {"command": ctx.hook("cursor")}}, "recall hook", head={"version": 1}),
+        _json_hooks(
+            home / "hooks.json", {"sessionStart": {"command": ctx.hook("cursor")}}, "recall hook", head={"version": 1}
+        ),
     ]
 
 
@@ -262,12 +272,18 @@ def _dsh(ctx: Ctx) -> list[Edit]:
         "name": "@deepseek-ai/dsh-mcp-client",
         "config": {"serverName": SERVER, "transport": "stdio", "command": ctx.exe, "args": ctx.args},
     }
-    hook_row = {"id": "hooks-memscribe", "name": "@deepseek-ai/dsh-hooks-claude-code", "config": {"configPath": str(hooks_file)}}
+    hook_row = {
+        "id": "hooks-memscribe",
+        "name": "@deepseek-ai/dsh-hooks-claude-code",
+        "config": {"configPath": str(hooks_file)},
+    }
     hooks = {"UserPromptSubmit": _claude_hook(ctx, "deepseek-harness")}
     patch = home / "cordis.patch.yml"
 
     def rows(text: str | None) -> str:
-        return formats.yaml_append_row(formats.yaml_append_row(text, mcp_row, "mcp-memscribe"), hook_row, "hooks-memscribe")
+        return formats.yaml_append_row(
+            formats.yaml_append_row(text, mcp_row, "mcp-memscribe"), hook_row, "hooks-memscribe"
+        )
 
     return [
         Edit(patch, "yaml", "MCP row and Claude-dialect hook bridge row", rows),
@@ -277,7 +293,11 @@ def _dsh(ctx: Ctx) -> list[Edit]:
 
 
 def _cline_dir(ctx: Ctx) -> Path:
-    base = ctx.home / "Library" / "Application Support" if ctx.platform == "darwin" else ctx.env_dir("XDG_CONFIG_HOME", ".config")
+    base = (
+        ctx.home / "Library" / "Application Support"
+        if ctx.platform == "darwin"
+        else ctx.env_dir("XDG_CONFIG_HOME", ".config")
+    )
     return base / "Code" / "User" / "globalStorage" / "saoudrizwan.claude-dev" / "settings"
 
 
@@ -288,7 +308,13 @@ def _cline(ctx: Ctx) -> list[Edit]:
     digest = f"{formats.BEGIN}\n{digest_text('cline', ctx.exe)}{formats.END}\n"
     return [
         _json_set(_cline_dir(ctx) / "cline_mcp_settings.json", ["mcpServers", SERVER], entry, "MCP server"),
-        Edit(ctx.home / "Documents" / "Cline" / "Hooks" / "UserPromptSubmit", "sh", "recall hook", lambda _t: script, executable=True),
+        Edit(
+            ctx.home / "Documents" / "Cline" / "Hooks" / "UserPromptSubmit",
+            "sh",
+            "recall hook",
+            lambda _t: script,
+            executable=True,
+        ),
         Edit(rules, "md", "managed rules file", lambda _t: digest),
     ]
 
@@ -298,40 +324,66 @@ def _check(fmt: str, keys: tuple[str, ...], where: Callable[[Ctx], Path]) -> Cal
 
 
 _MCP = ("mcpServers", SERVER)
+_BOTH = ("SessionStart", "UserPromptSubmit")
+
+
+def _wb(c: Ctx) -> Path:
+    return c.env_dir("WORKBUDDY_CONFIG_DIR", ".workbuddy")
+
+
+def _cb(c: Ctx) -> Path:
+    return c.env_dir("CODEBUDDY_CONFIG_DIR", ".codebuddy")
+
+
+def _oc(c: Ctx) -> Path:
+    return c.env_dir("OPENCLAW_STATE_DIR", ".openclaw")
+
+
+def _pi_dir(c: Ctx) -> Path:
+    return c.env_dir("PI_CODING_AGENT_DIR", ".pi/agent")
+
+
+def _opencode_check(c: Ctx) -> ServerCheck:
+    return ServerCheck(_opencode(c)[0].path, "jsonc", ("mcp", SERVER))
+
+
+def _dsh_check(c: Ctx) -> ServerCheck:
+    return ServerCheck(_dsh_home(c) / "cordis.patch.yml", "yaml", ("mcp-memscribe",))
+
+
+_qwen = _gemini_family(Path(".qwen"), "QWEN.md", "qwen-code", hooks=False)
+_gemini = _gemini_family(Path(".gemini"), "GEMINI.md", "gemini-cli", hooks=True)
+_workbuddy = _codebuddy_family("WORKBUDDY_CONFIG_DIR", ".workbuddy", "workbuddy", app=True)
+_codebuddy = _codebuddy_family("CODEBUDDY_CONFIG_DIR", ".codebuddy", "codebuddy", app=False)
+
 TOOLS: dict[str, Tool] = {
     t.name: t
     for t in [
         Tool("claude-code", "Claude Code", lambda c: c.home / ".claude", _claude,
-             _check("json", _MCP, lambda c: c.home / ".claude.json"), ("SessionStart", "UserPromptSubmit")),
+             _check("json", _MCP, lambda c: c.home / ".claude.json"), _BOTH),
         Tool("codex", "Codex", _codex_home, _codex,
              _check("toml", ("mcp_servers", SERVER), lambda c: _codex_home(c) / "config.toml"), ("UserPromptSubmit",),
              "hooks may need `[features] codex_hooks = true` on older Codex builds"),
         Tool("cursor", "Cursor", lambda c: c.home / ".cursor", _cursor,
              _check("json", _MCP, lambda c: c.home / ".cursor" / "mcp.json"), ("sessionStart",),
              "enable the server once in Settings → MCP"),
-        Tool("opencode", "OpenCode", _opencode_dir, _opencode,
-             lambda c: ServerCheck(_opencode(c)[0].path, "jsonc", ("mcp", SERVER))),
-        Tool("qwen-code", "Qwen Code", lambda c: c.home / ".qwen", _gemini_family(Path(".qwen"), "QWEN.md", "qwen-code", hooks=False),
+        Tool("opencode", "OpenCode", _opencode_dir, _opencode, _opencode_check),
+        Tool("qwen-code", "Qwen Code", lambda c: c.home / ".qwen", _qwen,
              _check("json", _MCP, lambda c: c.home / ".qwen" / "settings.json")),
-        Tool("gemini-cli", "Gemini CLI", lambda c: c.home / ".gemini", _gemini_family(Path(".gemini"), "GEMINI.md", "gemini-cli", hooks=True),
+        Tool("gemini-cli", "Gemini CLI", lambda c: c.home / ".gemini", _gemini,
              _check("json", _MCP, lambda c: c.home / ".gemini" / "settings.json"), ("SessionStart", "BeforeAgent")),
         Tool("hermes", "Hermes Agent", _hermes_home, _hermes,
              _check("yaml", ("mcp_servers", SERVER), lambda c: _hermes_home(c) / "config.yaml")),
-        Tool("openclaw", "OpenClaw", lambda c: c.env_dir("OPENCLAW_STATE_DIR", ".openclaw"), _openclaw,
-             _check("json5", ("mcp", "servers", SERVER), lambda c: c.env_dir("OPENCLAW_STATE_DIR", ".openclaw") / "openclaw.json"),
+        Tool("openclaw", "OpenClaw", _oc, _openclaw,
+             _check("json5", ("mcp", "servers", SERVER), lambda c: _oc(c) / "openclaw.json"),
              note="restart the gateway after install"),
-        Tool("pi", "Pi", lambda c: c.env_dir("PI_CODING_AGENT_DIR", ".pi/agent"), _pi, lambda c: None,
+        Tool("pi", "Pi", _pi_dir, _pi, lambda c: None,
              note="Pi has no MCP client: the digest points it at the memscribe CLI"),
-        Tool("workbuddy", "WorkBuddy", lambda c: c.env_dir("WORKBUDDY_CONFIG_DIR", ".workbuddy"),
-             _codebuddy_family("WORKBUDDY_CONFIG_DIR", ".workbuddy", "workbuddy", app=True),
-             _check("json", _MCP, lambda c: c.env_dir("WORKBUDDY_CONFIG_DIR", ".workbuddy") / "mcp.json"),
-             ("SessionStart", "UserPromptSubmit"), "quit WorkBuddy, restart it, and approve the server in its MCP settings"),
-        Tool("codebuddy", "CodeBuddy Code", lambda c: c.env_dir("CODEBUDDY_CONFIG_DIR", ".codebuddy"),
-             _codebuddy_family("CODEBUDDY_CONFIG_DIR", ".codebuddy", "codebuddy", app=False),
-             _check("jsonc", _MCP, lambda c: c.env_dir("CODEBUDDY_CONFIG_DIR", ".codebuddy") / ".mcp.json"),
-             ("SessionStart", "UserPromptSubmit")),
-        Tool("deepseek-harness", "DeepSeek Harness", _dsh_home, _dsh,
-             lambda c: ServerCheck(_dsh_home(c) / "cordis.patch.yml", "yaml", ("mcp-memscribe",)), ("UserPromptSubmit",),
+        Tool("workbuddy", "WorkBuddy", _wb, _workbuddy, _check("json", _MCP, lambda c: _wb(c) / "mcp.json"), _BOTH,
+             "quit WorkBuddy, restart it, and approve the server in its MCP settings"),
+        Tool("codebuddy", "CodeBuddy Code", _cb, _codebuddy,
+             _check("jsonc", _MCP, lambda c: _cb(c) / ".mcp.json"), _BOTH),
+        Tool("deepseek-harness", "DeepSeek Harness", _dsh_home, _dsh, _dsh_check, ("UserPromptSubmit",),
              "check with `dsh --profile web --dump-config`"),
         Tool("cline", "Cline", _cline_dir, _cline,
              _check("json", _MCP, lambda c: _cline_dir(c) / "cline_mcp_settings.json"), ("UserPromptSubmit",)),
