@@ -159,3 +159,17 @@ def test_pack_respects_the_budget_and_order() -> None:
     big, big_ids = recall.pack(items, budget_tokens=5000, title="recall")
     assert len(big) <= recall.MAX_CHARS and len(big_ids) < 80
     assert recall.pack(items, budget_tokens=10, title="recall") == ("", [])
+
+
+def test_cli_recall_command_is_the_same_hook(world: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from memscribe.cli.main import cli
+
+    monkeypatch.chdir(world["project"])
+    env = {k: world["env"][k] for k in world["env"] if k.startswith("MEMSCRIBE_")}
+    payload = json.dumps(_prompt_payload("codebuddy", world["project"], "orders database"))
+    done = CliRunner().invoke(cli, ["hub", "recall", "--hook", "codebuddy", "--budget", "150"], input=payload, env=env)
+    assert done.exit_code == 0, done.output
+    text = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert DECISION in text and len(text) <= 600
