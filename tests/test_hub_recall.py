@@ -173,3 +173,28 @@ def test_cli_recall_command_is_the_same_hook(world: dict[str, Any], monkeypatch:
     assert done.exit_code == 0, done.output
     text = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
     assert DECISION in text and len(text) <= 600
+
+
+@pytest.mark.parametrize("tool", ["claude-code", "codex", "gemini-cli", "cline"])
+def test_the_installed_hook_command_runs_as_written(tool: str, world: dict[str, Any], tmp_path: Path) -> None:
+    from memscribe.hub.feed import install as feed
+    from memscribe.hub.feed.tools import Ctx
+
+    home = tmp_path / "person"
+    home.mkdir()
+    ctx = Ctx(home=home, exe="/usr/local/bin/memscribe", state=home / ".ms-hub", python=sys.executable)
+    feed.install(tool, ctx)
+    if tool == "cline":
+        hook = home / "Documents" / "Cline" / "Hooks" / "UserPromptSubmit"
+        assert os.access(hook, os.X_OK)
+        argv: list[str] = [str(hook)]
+    else:
+        settings = {"claude-code": ".claude/settings.json", "codex": ".codex/hooks.json"}.get(
+            tool, ".gemini/settings.json"
+        )
+        hooks = json.loads((home / settings).read_text())["hooks"]
+        event = "BeforeAgent" if tool == "gemini-cli" else "UserPromptSubmit"
+        argv = ["sh", "-c", hooks[event][0]["hooks"][0]["command"]]
+    payload = json.dumps(_prompt_payload(tool, world["project"], "orders database"))
+    done = subprocess.run(argv, input=payload, capture_output=True, text=True, env=world["env"], timeout=60, check=True)
+    assert DECISION in _context(tool, json.loads(done.stdout))
