@@ -64,6 +64,7 @@ def daemon(world: dict[str, Any]) -> Iterator[Path]:
     yield path
     proc.terminate()
     proc.wait(timeout=10)
+    assert not path.exists()  # SIGTERM removes the socket
 
 
 def _hook(world: dict[str, Any], tool: str, payload: Any, cwd: Path | None = None) -> tuple[Any, str]:

@@ -114,6 +114,9 @@ def serve(path: Path, *, idle_s: float) -> None:
 
 
 def main(argv: list[str]) -> int:
+    import signal
+
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # unwinds serve(): socket removed, store closed
     idle = float(argv[argv.index("--idle") + 1]) if "--idle" in argv else 900.0
     serve(Path(argv[0]), idle_s=idle)
     return 0
