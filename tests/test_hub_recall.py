@@ -134,13 +134,13 @@ def _env(world: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_cold_path_answers_without_a_daemon(world: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
     _env(world, monkeypatch)
-    reply = run("claude-code", json.dumps(_prompt_payload("claude-code", world["project"], "database")), os.environ)
+    reply = run("claude-code", json.dumps(_prompt_payload("claude-code", world["project"], "which database do the orders use?")), os.environ)
     assert reply["warm"] is False and world["ids"][DECISION] in reply["ids"]
 
 
 def test_calls_go_to_the_warm_daemon(world: dict[str, Any], daemon: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _env(world, monkeypatch)
-    reply = run("codex", json.dumps(_prompt_payload("codex", world["project"], "database")), os.environ)
+    reply = run("codex", json.dumps(_prompt_payload("codex", world["project"], "which database do the orders use?")), os.environ)
     assert reply["warm"] is True and world["ids"][DECISION] in reply["ids"] and "error" not in reply
 
 
@@ -169,7 +169,7 @@ def test_cli_recall_command_is_the_same_hook(world: dict[str, Any], monkeypatch:
 
     monkeypatch.chdir(world["project"])
     env = {k: world["env"][k] for k in world["env"] if k.startswith("MEMSCRIBE_")}
-    payload = json.dumps(_prompt_payload("codebuddy", world["project"], "orders database"))
+    payload = json.dumps(_prompt_payload("codebuddy", world["project"], "which database do the orders use?"))
     done = CliRunner().invoke(cli, ["hub", "recall", "--hook", "codebuddy", "--budget", "150"], input=payload, env=env)
     assert done.exit_code == 0, done.output
     text = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
@@ -196,6 +196,13 @@ def test_the_installed_hook_command_runs_as_written(tool: str, world: dict[str, 
         hooks = json.loads((home / settings).read_text())["hooks"]
         event = "BeforeAgent" if tool == "gemini-cli" else "UserPromptSubmit"
         argv = ["sh", "-c", hooks[event][0]["hooks"][0]["command"]]
-    payload = json.dumps(_prompt_payload(tool, world["project"], "orders database"))
+    payload = json.dumps(_prompt_payload(tool, world["project"], "which database do the orders use?"))
     done = subprocess.run(argv, input=payload, capture_output=True, text=True, env=world["env"], timeout=60, check=True)
     assert DECISION in _context(tool, json.loads(done.stdout))
+
+
+def test_an_unrelated_prompt_gets_nothing(world: dict[str, Any], daemon: Path) -> None:
+    out, err = _hook(
+        world, "claude-code", _prompt_payload("claude-code", world["project"], "what's the weather in Paris")
+    )
+    assert out == {} and err == ""

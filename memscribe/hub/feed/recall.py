@@ -37,6 +37,7 @@ __all__ = [
 MAX_CHARS = 8000  # Claude Code shows hook text whole up to about 10,000 characters
 DEFAULT_BUDGET = 600  # tokens
 CHARS_PER_TOKEN = 4
+MIN_SCORE = 0.2  # hits below this relevance are noise, not context (both embedders separate cleanly here)
 _CLAUDE_SHAPE = ("claude-code", "codex", "codebuddy", "workbuddy", "deepseek-harness", "gemini-cli")
 HOOK_TOOLS = (*_CLAUDE_SHAPE, "cursor", "cline")
 _DEFAULT_EVENT = {"cursor": "sessionStart", "cline": "UserPromptSubmit", "codex": "UserPromptSubmit"}
@@ -90,7 +91,8 @@ def recall(memory: Memory, call: HookCall, *, user: str, project: str | None, bu
     """The packed memories for this call: search hits for a prompt, the latest ones at session start."""
     filters = {"project": project} if project else None
     if call.prompt.strip():
-        hits = memory.search(call.prompt[:2000], user_id=user, limit=limit, filters=filters)["results"]
+        found = memory.search(call.prompt[:2000], user_id=user, limit=limit, filters=filters, threshold=MIN_SCORE)
+        hits = found["results"]
         return pack(hits, budget_tokens=budget_tokens, title="recall")
     page = memory.list(user_id=user, limit=50, filters=filters)["results"]
     latest = sorted(page, key=lambda m: str(m.get("updated_at") or m.get("valid_from") or ""), reverse=True)
