@@ -134,13 +134,19 @@ def _env(world: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_cold_path_answers_without_a_daemon(world: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
     _env(world, monkeypatch)
-    reply = run("claude-code", json.dumps(_prompt_payload("claude-code", world["project"], "which database do the orders use?")), os.environ)
+    reply = run(
+        "claude-code",
+        json.dumps(_prompt_payload("claude-code", world["project"], "which database do the orders use?")),
+        os.environ,
+    )
     assert reply["warm"] is False and world["ids"][DECISION] in reply["ids"]
 
 
 def test_calls_go_to_the_warm_daemon(world: dict[str, Any], daemon: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _env(world, monkeypatch)
-    reply = run("codex", json.dumps(_prompt_payload("codex", world["project"], "which database do the orders use?")), os.environ)
+    reply = run(
+        "codex", json.dumps(_prompt_payload("codex", world["project"], "which database do the orders use?")), os.environ
+    )
     assert reply["warm"] is True and world["ids"][DECISION] in reply["ids"] and "error" not in reply
 
 
