@@ -1,6 +1,6 @@
 """The recall hook end to end, run as each tool runs it: its hook JSON on stdin of
 ``python -m memscribe.cli.hub_hook TOOL``, the tool's JSON on stdout, answered by a warm daemon over a Unix
-socket. Latency is printed by ``python -m memscribe.hub.feed.latency``, not asserted here."""
+socket. Latency is printed by ``python -m memscribe.cli.hub_hook_latency``, not asserted here."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""Hook latency, as the tools see it: ``python -m memscribe.hub.feed.latency [--calls N] [--memories M]``.
+"""Hook latency, as the tools see it: ``python -m memscribe.cli.hub_hook_latency [--calls N] [--memories M]``.
 
 Builds a throwaway store (hash embedder, raw writer) with M memories in a fixture project, starts the recall
-daemon, then times N hook processes per hook-capable tool (``python -m memscribe.hub.feed... hub_hook``,
+daemon, then times N hook processes per hook-capable tool (``python -m memscribe.cli.hub_hook TOOL``,
 stdin JSON in, stdout JSON out), warm, plus the cold path (no daemon). Prints p50 / p95 / max per tool."""
 
 from __future__ import annotations
