@@ -1,10 +1,10 @@
 // node --test: the plugin against a real memscribe store. MEMSCRIBE_PYTHON names the Python with memscribe
 // installed (default: the repository's .venv). The recall daemon is not started (MEMSCRIBE_HOOK_DAEMON=0):
 // each call answers from the store itself.
-import { test, before } from "node:test";
+import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, mkdirSync, existsSync } from "node:fs";
+import { mkdtempSync, mkdirSync, existsSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -34,6 +34,8 @@ before(() => {
   ].join("\n");
   execFileSync(python, ["-c", seed, project, join(root, "billing")], { env });
 });
+
+after(() => rmSync(root, { recursive: true, force: true }));
 
 function fakeApi(pluginConfig) {
   const handlers = {};
