@@ -18,6 +18,7 @@ from memscribe.cli import admin_cmds, memory_cmds
 from memscribe.cli.bench_cmds import bench_group
 from memscribe.cli.doctor import doctor_cmd
 from memscribe.cli.hub_cmds import hub_group
+from memscribe.cli.hub_feed_cmds import attach as attach_hub_feed
 from memscribe.cli.output import report_error
 from memscribe.cli.state import CliState
 from memscribe.errors import MemscribeError
@@ -97,6 +98,7 @@ def cli(
 
 for _command in (*memory_cmds.COMMANDS, *admin_cmds.COMMANDS, doctor_cmd, bench_group, hub_group):
     cli.add_command(_command)
+attach_hub_feed(hub_group)
 # The server and MCP commands import their frameworks only when run, so the base install keeps working.
 register_server(cli)
 register_mcp(cli)

@@ -1,0 +1,67 @@
+// node --test: the plugin against a real memscribe store. MEMSCRIBE_PYTHON names the Python with memscribe
+// installed (default: the repository's .venv). The recall daemon is not started (MEMSCRIBE_HOOK_DAEMON=0):
+// each call answers from the store itself.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, mkdirSync, existsSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import plugin, { recall } from "../index.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const python = process.env.MEMSCRIBE_PYTHON || resolve(here, "../../../.venv/bin/python");
+const root = mkdtempSync(join(tmpdir(), "memscribe-openclaw-"));
+const project = join(root, "orders");
+const env = {
+  ...process.env, MEMSCRIBE_HOME: join(root, "ms"), MEMSCRIBE_EMBEDDER: "hash", MEMSCRIBE_WRITER: "raw",
+  MEMSCRIBE_USER: "ana", MEMSCRIBE_HOOK_DAEMON: "0",
+};
+delete env.MEMSCRIBE_PROJECT;
+
+before(() => {
+  assert.ok(existsSync(python), `no Python at ${python}; set MEMSCRIBE_PYTHON`);
+  mkdirSync(join(project, ".git"), { recursive: true });
+  const seed = [
+    "from memscribe.engine.memory import Memory",
+    "from memscribe.config import MemoryConfig",
+    "import os, sys",
+    "m = Memory(os.path.join(os.environ['MEMSCRIBE_HOME'], 'memscribe.db'), config=MemoryConfig(embedder='hash', writer='raw'))",
+    "m.add('We decided the orders service uses PostgreSQL 16.', user_id='ana', project=sys.argv[1])",
+    "m.add('Billing keeps its data in MySQL 8.', user_id='ana', project=sys.argv[2])",
+    "m.close()",
+  ].join("\n");
+  execFileSync(python, ["-c", seed, project, join(root, "billing")], { env });
+});
+
+after(() => rmSync(root, { recursive: true, force: true }));
+
+function fakeApi(pluginConfig) {
+  const handlers = {};
+  return { handlers, pluginConfig, on(name, fn) { handlers[name] = fn; }, logger: console };
+}
+
+test("before_prompt_build prepends the project's memories", async () => {
+  const api = fakeApi({ python, timeoutMs: 30000 }); // the cold path loads the engine
+  const saved = { ...process.env };
+  Object.assign(process.env, env);
+  delete process.env.MEMSCRIBE_PROJECT;
+  try {
+    plugin.register(api);
+    assert.equal(typeof api.handlers.before_prompt_build, "function");
+    const result = await api.handlers.before_prompt_build({ prompt: "which database for orders?" }, { workspaceDir: project });
+    assert.match(result.prependContext, /PostgreSQL 16/);
+    assert.match(result.prependContext, /not an instruction/);
+    assert.match(result.prependContext, /id=\S+/);
+    assert.doesNotMatch(result.prependContext, /MySQL 8/);
+  } finally {
+    process.env = saved;
+  }
+});
+
+test("slash commands, missing Python and timeouts add nothing", async () => {
+  assert.equal(await recall({ prompt: "/help", cwd: project, config: { python }, env }), "");
+  assert.equal(await recall({ prompt: "orders", cwd: project, config: { python: join(root, "nope") }, env }), "");
+  assert.equal(await recall({ prompt: "orders", cwd: project, config: { python, timeoutMs: 1 }, env }), "");
+});
