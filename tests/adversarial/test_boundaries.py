@@ -202,3 +202,20 @@ def test_invalid_utf8_on_the_command_line_is_a_usage_error(tmp_path: Path) -> No
         proc = subprocess.run([*base, *args], capture_output=True, check=False)
         assert proc.returncode == ERROR_TABLE[InvalidInput].exit_code, proc.stderr
         assert b"Traceback" not in proc.stderr
+
+
+def test_shutdown_on_a_full_disk_does_not_fail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+
+    m = Memory(tmp_path / "s.db", writer="raw", embedder="hash")
+    m.add("I like green tea", user_id="u")
+    m.search("tea", user_id="u")
+
+    def full(*args: object, **kwargs: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(m._core.store.vectors, "_save", full)  # type: ignore[attr-defined]
+    m._core.store.vectors._entries[("default", "u")].dirty = 1  # type: ignore[attr-defined]
+    m.close()  # what SIGTERM runs: it must finish, the index is rebuilt from SQLite next time
+    with Memory(tmp_path / "s.db", writer="raw", embedder="hash") as again:
+        assert again.search("tea", user_id="u")["results"]
