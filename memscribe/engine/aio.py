@@ -56,7 +56,7 @@ class AsyncMemory:
             return await self._run(self._sync.add, messages, user_id=user_id, wait=wait, **kwargs)
         episode = writing.prepare_episode(self._core, messages, user_id=user_id, **kwargs)
         await self._run(self._sync._recover)
-        state = await self._run(self._core.store.put_episode, episode)
+        state = await self._run(self._sync._store_episode, episode, wait=True)
         if state.status == "done":
             return await self._run(writing.results_from_journal, self._core, episode)
         for attempt in range(self._core.max_retries + 1):
