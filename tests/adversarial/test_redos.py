@@ -57,16 +57,18 @@ def _seeds_for(pattern: re.Pattern[str]) -> list[str]:
 
 def _stepwise(pattern: re.Pattern[str], seed: str) -> str | None:
     """Grow the input fourfold up to 1 MB; stop at the first step that grows faster than linear (so a
-    quadratic pattern fails in seconds instead of running for hours). None when linear all the way."""
+    quadratic pattern fails in seconds instead of running for hours). Below 2 s at 1 MB nothing counts: a
+    quadratic pattern takes minutes there, and a loaded machine's noise is larger than small timings.
+    None when linear all the way."""
     def run(size: int, repeat: int) -> float:
         return _seconds(lambda s: pattern.sub("", s), build(seed, size), repeat=repeat)
 
     previous = None
     for size in (16 * 1024, 64 * 1024, 256 * 1024, 1024 * 1024):
         took = run(size, 1)
-        if previous is not None and took > 0.5 and took / max(previous, 1e-3) > 12:  # linear: 4x
+        if previous is not None and took > 2.0 and took / max(previous, 1e-3) > 12:  # linear: 4x
             took, previous = run(size, 2), run(size // 4, 3)  # measured again: a busy machine is not a ReDoS
-            if took > 0.5 and took / max(previous, 1e-3) > 12:
+            if took > 2.0 and took / max(previous, 1e-3) > 12:
                 return f"{seed!r}: {took:.2f}s at {size // 1024} KB, {took / previous:.0f}x the time at a quarter"
         previous = took
     return None
