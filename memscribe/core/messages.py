@@ -130,7 +130,10 @@ def _parse_time(value: object, what: str) -> datetime | None:
     if value is None:
         return None
     if isinstance(value, datetime):
-        return ensure_utc(value)
+        try:
+            return ensure_utc(value)
+        except OverflowError as exc:  # 9999-12-31 at -14:00 is past what UTC can hold
+            raise InvalidInput(f"{what}: {value!r} is out of range in UTC") from exc
     if isinstance(value, int | float) and not isinstance(value, bool):
         try:
             return ensure_utc(datetime.fromtimestamp(float(value), tz=None).astimezone())
@@ -141,6 +144,8 @@ def _parse_time(value: object, what: str) -> datetime | None:
             return ensure_utc(datetime.fromisoformat(value.replace("Z", "+00:00")))
         except ValueError as exc:
             raise InvalidInput(f"{what}: {value!r} is not an ISO-8601 time") from exc
+        except OverflowError as exc:
+            raise InvalidInput(f"{what}: {value!r} is out of range in UTC") from exc
     raise InvalidInput(f"{what}: expected a datetime, ISO string or epoch seconds")
 
 

@@ -20,7 +20,7 @@ from memscribe.engine.pending import WRITE_LEASE_SECONDS, PendingRunner, submitt
 from memscribe.errors import InvalidInput, NotFound, ScopeError
 from memscribe.providers.chat import ChatModel
 from memscribe.providers.ports import Embedder
-from memscribe.stores.ports import MAX_EPISODE_ATTEMPTS, Store
+from memscribe.stores.ports import MAX_EPISODE_ATTEMPTS, EpisodeState, Store
 from memscribe.types import (
     AddResult,
     ConsolidateResult,
@@ -172,9 +172,7 @@ class Memory:
         )  # fmt: skip
         self._recover()
         core = self._core if infer else self._raw_core()  # infer=False is recorded as the raw writer's
-        writer, model = submitted_writer(core)
-        held = None if not wait else self._core.clock.now() + timedelta(seconds=WRITE_LEASE_SECONDS)
-        state = self._core.store.put_episode(episode, writer=writer, model=model, held_until=held)
+        state = self._store_episode(core, episode, wait=wait)
         if state.status == "done":
             stored = self._core.store.get_episode(episode.scope.partition, state.episode_id) or episode
             return cast(AddResult, writing.results_from_journal(self._core, stored))
@@ -191,6 +189,12 @@ class Memory:
         from memscribe.engine.writers import make_writer
 
         return dc_replace(self._core, writer=make_writer("raw"))
+
+    def _store_episode(self, core: Core, episode: Any, *, wait: bool) -> EpisodeState:
+        """Store the episode for ``core``'s writer; with ``wait``, leased so recovery leaves it to us."""
+        writer, model = submitted_writer(core)
+        held = None if not wait else self._core.clock.now() + timedelta(seconds=WRITE_LEASE_SECONDS)
+        return self._core.store.put_episode(episode, writer=writer, model=model, held_until=held)
 
     def _process_with(self, core: Core, episode: Any) -> dict[str, Any]:
         result = writing.process_episode(core, episode)
@@ -236,13 +240,16 @@ class Memory:
         model endpoint never delays this command, and only episodes whose backoff passed are tried."""
         if not self._recovered:
             self._recovered = True
-            self._kick_worker()
+            todo = self._pending.due(True)  # listed now: what this call stores next is its own to write
+            if todo:
+                self._kick_worker(todo)
 
-    def _work(self) -> None:
+    def _work(self, todo: Any = None) -> None:
         while True:
             with self._queue_lock:
                 self._again, seen = False, len(self._queued)
-            self._pending.run(due_only=True, stop=lambda: self._closing)
+            self._pending.run(due_only=True, stop=lambda: self._closing, todo=todo)
+            todo = None
             with self._queue_lock:  # an episode queued while the scan was ending is not left behind
                 if not self._closing:
                     del self._queued[:seen]  # the pass tried each of them
@@ -250,11 +257,11 @@ class Memory:
                     self._worker = None
                     return
 
-    def _kick_worker(self) -> None:
+    def _kick_worker(self, todo: Any = None) -> None:
         with self._queue_lock:
             self._again = True
             if self._worker is None and not self._closing:
-                self._worker = threading.Thread(target=self._work, name="memscribe-writer", daemon=True)
+                self._worker = threading.Thread(target=self._work, args=(todo,), name="memscribe-writer", daemon=True)
                 self._worker.start()
 
     def flush(self, timeout: float | None = None) -> None:

@@ -25,6 +25,7 @@ __all__ = [
     "BACKOFF_CAP_SECONDS",
     "BACKOFF_SECONDS",
     "WRITE_LEASE_SECONDS",
+    "Due",
     "PendingRunner",
     "retry_at",
     "submitted_writer",
@@ -34,6 +35,7 @@ BACKOFF_SECONDS = 2.0  # first retry after a failure; doubles per attempt
 BACKOFF_CAP_SECONDS = 900.0
 WRITE_LEASE_SECONDS = 30.0  # an add that writes its own episode keeps recovery off it this long
 _END_OF_TIME = datetime(9999, 1, 1, tzinfo=UTC)  # "due by then": every episode not given up
+Due = tuple[tuple[str, str], str, EpisodeState]  # (partition, episode id, its state when listed)
 
 
 def retry_at(now: datetime, attempts: int) -> datetime:
@@ -80,26 +82,43 @@ class PendingRunner:
             self._cores[key] = built
         return self._cores[key]
 
-    def run(self, *, due_only: bool, limit: int | None = None, stop: Callable[[], bool] | None = None) -> int:
+    def run(
+        self,
+        *,
+        due_only: bool,
+        limit: int | None = None,
+        stop: Callable[[], bool] | None = None,
+        todo: list[Due] | None = None,
+    ) -> int:
         """Write every pending episode this process can (those whose backoff has passed, with ``due_only``);
-        each is tried once per run. Returns the number written."""
-        done, tried, after = 0, 0, None
-        while limit is None or tried < limit:
-            now = self.core.clock.now() if due_only else _END_OF_TIME
-            batch = self.core.store.pending(tenant=self.core.tenant, now=now, after=after, limit=100)
-            if not batch:
+        each is tried once per run. The run takes the episodes pending when it starts (listed by id, a page at
+        a time, so a backlog of any size is covered without holding its text); later ones wait for the next
+        run. ``todo`` is such a list taken earlier (see :meth:`due`). Returns the number written."""
+        done, tried = 0, 0
+        for partition, episode_id, state in self.due(due_only) if todo is None else todo:
+            if (stop is not None and stop()) or (limit is not None and tried >= limit):
                 break
-            for episode, state in batch:
-                after = episode.id
-                if (stop is not None and stop()) or (limit is not None and tried >= limit):
-                    return done
-                target = self.core_for(state)
-                if target is None:
-                    continue
-                tried += 1
-                try:
-                    self.process(target, episode)
-                except Exception:  # recorded on the episode, retried after its backoff
-                    continue
-                done += 1
+            target = self.core_for(state)
+            if target is None:
+                continue
+            now = self.core.store.episode_state(partition, episode_id)
+            episode = self.core.store.get_episode(partition, episode_id)
+            if now is None or now.status == "done" or episode is None:  # written or purged meanwhile
+                continue
+            tried += 1
+            try:
+                self.process(target, episode)
+            except Exception:  # recorded on the episode, retried after its backoff
+                continue
+            done += 1
         return done
+
+    def due(self, due_only: bool) -> list[Due]:
+        """The episodes pending now (due now, with ``due_only``), by partition and id, in arrival order."""
+        now = self.core.clock.now() if due_only else _END_OF_TIME
+        found: list[Due] = []
+        after = None
+        while batch := self.core.store.pending(tenant=self.core.tenant, now=now, after=after, limit=500):
+            found += [(episode.scope.partition, episode.id, state) for episode, state in batch]
+            after = batch[-1][0].id
+        return found

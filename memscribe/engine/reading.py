@@ -120,6 +120,8 @@ def _check_limit(limit: object) -> int:
 def build_filter(
     core: Core, filters: Mapping[str, Any] | None, *, as_of: object = None, include_history: bool = False
 ) -> RecordFilter:
+    if filters is not None and not isinstance(filters, Mapping):
+        raise InvalidInput(f"filters must be a mapping, got {type(filters).__name__}")
     filters = dict(filters or {})
     unknown = set(filters) - _FILTER_KEYS
     if unknown:
@@ -128,10 +130,13 @@ def build_filter(
     def names(key: str) -> tuple[str, ...]:
         value = filters.get(key) or ()
         value = (value,) if isinstance(value, str) else value
-        if not all(isinstance(v, str) for v in value):
+        if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
             raise InvalidInput(f"filter {key!r} takes a string or a list of strings")
         return tuple(value)
 
+    for key in ("agent_id", "session_id", "project"):
+        if filters.get(key) is not None and not isinstance(filters[key], str):
+            raise InvalidInput(f"filter {key!r} takes a string")
     return RecordFilter(
         as_of=parse_time(as_of, "as_of"),
         include_history=bool(include_history),

@@ -109,7 +109,7 @@ def import_lines(core: Core, lines: Iterable[str], *, progress: Callable[[int], 
                 raise InvalidInput(f"unknown kind {kind!r}")
         except MemscribeError as exc:
             raise InvalidInput(f"line {number}: {exc}") from exc
-        except (KeyError, TypeError, ValueError, OverflowError, AttributeError) as exc:
+        except (KeyError, TypeError, ValueError, OverflowError, AttributeError) as exc:  # UnicodeError is a ValueError
             raise InvalidInput(f"line {number}: {type(exc).__name__}: {exc}") from exc
         if progress:
             progress(1)

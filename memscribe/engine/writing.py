@@ -65,7 +65,10 @@ def prepare_episode(
     check_metadata(metadata)
     clean_meta = redact_value(dict(metadata or {}))
     key = redact_id(idempotency_key) if isinstance(idempotency_key, str) else idempotency_key
-    return build_episode(parsed, scope, timestamp=when, source=source, metadata=clean_meta, idempotency_key=key)
+    try:
+        return build_episode(parsed, scope, timestamp=when, source=source, metadata=clean_meta, idempotency_key=key)
+    except UnicodeEncodeError as exc:  # a lone surrogate in a name, a tool call or the source
+        raise InvalidInput(f"the input is not valid Unicode (a lone surrogate: {exc.reason})") from None
 
 
 def redact_message(m: Message) -> Message:

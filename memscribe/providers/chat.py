@@ -137,7 +137,17 @@ def with_schema_instruction(messages: Sequence[ChatMessage], schema: Mapping[str
     return out
 
 
-_THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+def _strip_think(text: str) -> str:
+    """``text`` without its ``<think>…</think>`` blocks, in one pass (a lazy regex rescans to the end from
+    every unclosed ``<think>``: quadratic on a long reply)."""
+    lower, out, pos = text.lower(), [], 0
+    while (start := lower.find("<think>", pos)) >= 0 and (end := lower.find("</think>", start + 7)) >= 0:
+        out.append(text[pos:start])
+        pos = end + len("</think>")
+    out.append(text[pos:])
+    return "".join(out)
+
+
 _FENCE = re.compile(r"```[ \t]*(?:json)?[ \t]*\r?\n?(.*?)```", re.DOTALL | re.IGNORECASE)
 _MAX_SCAN_STARTS = 64  # bounds the raw_decode scan over long prose
 
@@ -145,7 +155,7 @@ _MAX_SCAN_STARTS = 64  # bounds the raw_decode scan over long prose
 def _json_candidates(text: str) -> Iterator[Any]:
     """Every JSON value the text plausibly contains, most likely first."""
     decoder = json.JSONDecoder()
-    cleaned = _THINK.sub("", text).strip()
+    cleaned = _strip_think(text).strip()
     blocks = [cleaned, *(match.group(1).strip() for match in _FENCE.finditer(cleaned))]
     for block in blocks:
         try:

@@ -66,11 +66,13 @@ class TenantPool:
         return len({tenant for tenant, _ in self._memories})
 
     def close(self) -> None:
-        """Wait for background writes, then close the shared store once."""
+        """Write what each Memory acknowledged with wait=false, stop background recovery (pending episodes of
+        earlier processes stay pending for the next start: a slow model must not hold up shutdown), then close
+        the shared store once."""
         with self._lock:
             memories, self._memories = list(self._memories.values()), {}
             for memory in memories:
-                memory.flush()
+                memory.close()
             if self._store is not None:
                 self._store.close()
                 self._store = None

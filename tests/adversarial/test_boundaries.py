@@ -14,7 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from memscribe import Memory
-from memscribe.errors import ERROR_TABLE, InvalidInput, ScopeError
+from memscribe.errors import ERROR_TABLE, InvalidInput, NotFound, ScopeError
 from memscribe.mcp.framing import frame_memories
 from memscribe.mcp.security import http_options
 from memscribe.server import KeyStore, ServerSettings, create_app
@@ -150,6 +150,23 @@ def test_stored_text_cannot_close_the_recall_block() -> None:
         (lambda m: m.add("hi", user_id="u", metadata={"k": object()}), InvalidInput),
         (lambda m: m.add("hi", user_id="u", metadata=["not", "a", "mapping"]), InvalidInput),  # type: ignore[arg-type]
         (lambda m: m.add("hi", user_id=""), ScopeError),
+        (lambda m: m.add("x", user_id="u", source="\ud800"), InvalidInput),
+        (lambda m: m.add([{"role": "user", "content": "x", "name": "\ud800"}], user_id="u"), InvalidInput),
+        (
+            lambda m: m.add(
+                [{"role": "assistant", "content": "x", "tool_calls": [{"name": "t", "arguments": {"a": "\udc00"}}]}],
+                user_id="u",
+            ),
+            InvalidInput,
+        ),
+        (lambda m: m.add("x", user_id="u", idempotency_key="\ud800"), InvalidInput),
+        (lambda m: m.add("x", user_id="u", timestamp="9999-12-31T23:59:59-14:00"), InvalidInput),
+        (lambda m: m.search("x", user_id="u", as_of="9999-12-31T23:59:59-14:00"), InvalidInput),
+        (lambda m: m.search("x", user_id="u", filters={"after": "9999-12-31T23:59:59-14:00"}), InvalidInput),
+        (lambda m: m.search("x", user_id="u", filters={"layers": 5}), InvalidInput),
+        (lambda m: m.search("x", user_id="u", filters={"project": 5}), InvalidInput),
+        (lambda m: m.search("x", user_id="u", filters="layers"), InvalidInput),  # type: ignore[arg-type]
+        (lambda m: m.get("\ud800"), NotFound),
     ],
 )
 def test_bad_input_is_a_user_error(tmp_path: Path, call: object, error: type[Exception]) -> None:
@@ -173,3 +190,32 @@ def test_a_read_only_store_still_reads(tmp_path: Path) -> None:
             assert [r["memory"] for r in m.list(user_id="u")["results"]] == ["I like green tea"]
     finally:
         os.chmod(home, 0o700)
+
+
+def test_invalid_utf8_on_the_command_line_is_a_usage_error(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    base = [sys.executable, "-m", "memscribe", "--home", str(tmp_path), "--embedder", "hash"]
+    for args in (["add", "-u", "u", b"caf\xff".decode("utf-8", "surrogateescape")],
+                 ["search", "-u", b"\xfe".decode("utf-8", "surrogateescape"), "tea"]):  # fmt: skip
+        proc = subprocess.run([*base, *args], capture_output=True, check=False)
+        assert proc.returncode == ERROR_TABLE[InvalidInput].exit_code, proc.stderr
+        assert b"Traceback" not in proc.stderr
+
+
+def test_shutdown_on_a_full_disk_does_not_fail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+
+    m = Memory(tmp_path / "s.db", writer="raw", embedder="hash")
+    m.add("I like green tea", user_id="u")
+    m.search("tea", user_id="u")
+
+    def full(*args: object, **kwargs: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(m._core.store.vectors, "_save", full)  # type: ignore[attr-defined]
+    m._core.store.vectors._entries[("default", "u")].dirty = 1  # type: ignore[attr-defined]
+    m.close()  # what SIGTERM runs: it must finish, the index is rebuilt from SQLite next time
+    with Memory(tmp_path / "s.db", writer="raw", embedder="hash") as again:
+        assert again.search("tea", user_id="u")["results"]

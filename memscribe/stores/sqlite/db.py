@@ -23,7 +23,7 @@ from urllib.parse import quote
 
 from filelock import FileLock, Timeout
 
-from memscribe.errors import StoreError, StoreFull, StoreLocked, StoreReadOnly
+from memscribe.errors import InvalidInput, StoreError, StoreFull, StoreLocked, StoreReadOnly
 
 __all__ = ["Database", "private_dir", "private_file", "translate"]
 
@@ -108,6 +108,8 @@ class Database:
                     raise
             except sqlite3.Error as exc:
                 raise translate(exc) from exc
+            except UnicodeEncodeError as exc:  # SQLite stores UTF-8: a lone surrogate cannot be written
+                raise _not_unicode(exc) from exc
 
     def _begin(self, conn: sqlite3.Connection) -> None:
         deadline = time.monotonic() + self.lock_timeout
@@ -134,6 +136,8 @@ class Database:
                 time.sleep(0.01)
             except sqlite3.Error as exc:
                 raise translate(exc) from exc
+            except UnicodeEncodeError as exc:
+                raise _not_unicode(exc) from exc
 
     def close(self) -> None:
         with self._registry_lock:
@@ -156,6 +160,10 @@ def private_file(path: Path) -> None:
         private_dir(path.parent)
     if not path.exists():
         os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+
+
+def _not_unicode(exc: UnicodeEncodeError) -> InvalidInput:
+    return InvalidInput(f"text is not valid Unicode (a lone surrogate at character {exc.start})")
 
 
 def _is_busy(exc: sqlite3.OperationalError) -> bool:
