@@ -21,7 +21,7 @@ import argparse
 import json
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -91,7 +91,7 @@ class WriterTally:
         }
 
 
-def _closed_texts(result: dict[str, Any]) -> list[str]:
+def _closed_texts(result: Mapping[str, Any]) -> list[str]:
     out = []
     for item in result.get("results", []):
         if item.get("event") in ("SUPERSEDE", "UPDATE") and item.get("previous_memory"):

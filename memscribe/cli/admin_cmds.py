@@ -69,7 +69,7 @@ def pending_cmd(state: CliState, user: str | None, retry: bool, writer: str | No
         for column in columns:
             table.add_column(column)
         for row in rows:
-            table.add_row(*(plain(row[c]) for c in columns))
+            table.add_row(*(plain(dict(row)[c]) for c in columns))
         out.print(table)
 
     emit(state.json, {"pending": rows}, render)

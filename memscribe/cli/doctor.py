@@ -135,7 +135,7 @@ def _try_mode(settings: Settings, choice: str) -> tuple[bool, str]:
     messages = [{"role": "user", "content": f"{PROBE}\nAnswer in JSON: the city she lives in now, and moved."}]
     try:
         chat = make_chat(cfg.llm, base_url=cfg.llm_base_url, api_key=cfg.llm_api_key, structured=choice,
-                         retry=RetryPolicy(max_retries=0), timeout=120.0)  # fmt: skip
+                         retry=RetryPolicy(max_retries=0), timeout=300.0)  # fmt: skip
     except ConfigError as exc:
         return False, f"not offered ({exc})"
     try:

@@ -14,18 +14,18 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from local_models import MODELS, fetch
+from local_models import MODELS, LocalServer, fetch
 
 SERVER_PYTHON = os.environ.get("MEMSCRIBE_LLM_SERVER_PYTHON", "")
 # llama.cpp's threads wait on each other: on a busy machine one thread is faster than two.
 THREADS = os.environ.get("MEMSCRIBE_LLM_THREADS", "2")
+LLM_TEST_TIMEOUT = 1800
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -34,20 +34,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if here in Path(str(item.fspath)).parents:
             item.add_marker(pytest.mark.llm)
+            # A small model on a shared 2-core machine can take minutes per call: the suite-wide 300 s
+            # limit is for the fast tests.
+            item.add_marker(pytest.mark.timeout(LLM_TEST_TIMEOUT))
             if not SERVER_PYTHON:
                 item.add_marker(skip)
-
-
-@dataclass(frozen=True)
-class LocalServer:
-    """A running llama-cpp-python server: where it listens and the model name it answers to."""
-
-    base_url: str
-    alias: str
-
-    @property
-    def spec(self) -> str:
-        return f"llamacpp:{self.alias}"
 
 
 def _free_port() -> int:

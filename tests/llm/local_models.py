@@ -22,7 +22,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["MODELS", "LocalModel", "fetch"]
+__all__ = ["MODELS", "LocalModel", "LocalServer", "fetch"]
 
 CACHE = Path(__file__).resolve().parents[2] / ".cache" / "models"
 
@@ -42,6 +42,18 @@ class LocalModel:
     @property
     def path(self) -> Path:
         return CACHE / f"{self.name}.gguf"
+
+
+@dataclass(frozen=True)
+class LocalServer:
+    """A running llama-cpp-python server: where it listens and the model name it answers to."""
+
+    base_url: str
+    alias: str
+
+    @property
+    def spec(self) -> str:
+        return f"llamacpp:{self.alias}"
 
 
 def _parts(prefix: str, count: int) -> tuple[str, ...]:

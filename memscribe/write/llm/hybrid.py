@@ -38,7 +38,8 @@ class Pair:
 
 
 def _open_question(op: Operation, memory: MemoryRecord) -> bool:
-    """Whether the rules left this pair open: same person, no slot rule relating them, not older."""
+    """Whether the rules left this pair open: the same person, a stored slot fact the new statement carries
+    no slot for (so no rule relates them), and the statement is not older."""
     draft = op.draft
     assert draft is not None
     if not memory.is_current or memory.status is not Status.ACTIVE:
@@ -47,6 +48,10 @@ def _open_question(op: Operation, memory: MemoryRecord) -> bool:
         return False  # a fact about one person never replaces another's
     if memory.slot and draft.slot:
         return False  # both slotted: the rules already judged them (one value replaced, or values that add up)
+    if not memory.slot:
+        # Two free-form statements are nearly always both true; a small model labels too many of them
+        # "update" (measured: docs/benchmarks.md), so only a stored one-attribute fact is put in question.
+        return False
     return (draft.valid_from or memory.valid_from) >= memory.valid_from
 
 
@@ -113,7 +118,7 @@ class HybridWriter:
     """Lite rules plus one labelling call per episode for the pairs the rules left open. Implements Writer."""
 
     name = "hybrid"
-    version = "1"
+    version = "2"
 
     def __init__(
         self,
