@@ -15,7 +15,7 @@ FORMATTED := memscribe/settings.py memscribe/types.py memscribe/cli memscribe/cl
 	tests/test_cli_app.py tests/test_types.py tests/test_add_reasons.py tests/test_sdk_mem0.py
 DATA ?= $(wildcard ../shared/data)
 
-.PHONY: demo test lint bench bench-speed bench-updates bench-locomo bench-load bench-vectors clean
+.PHONY: demo test test-train lint bench bench-speed bench-updates bench-locomo bench-load bench-vectors clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,11 @@ demo: $(BASE_STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest
+
+# The training stages' tests run in `make test` whenever the train extra is installed; this installs it first.
+test-train: $(STAMP)
+	$(PY) -m pip install --quiet -e ".[train]"
+	nice -n 10 $(PY) -m pytest tests/test_train_env.py tests/test_train_export.py tests/test_train_stages.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check memscribe tests

@@ -19,6 +19,7 @@ from memscribe.cli.bench_cmds import bench_group
 from memscribe.cli.doctor import doctor_cmd
 from memscribe.cli.output import report_error
 from memscribe.cli.state import CliState
+from memscribe.cli.train_cmds import register as register_train
 from memscribe.errors import MemscribeError
 from memscribe.mcp.cli import register as register_mcp
 from memscribe.server.cli import register as register_server
@@ -93,6 +94,7 @@ for _command in (*memory_cmds.COMMANDS, *admin_cmds.COMMANDS, doctor_cmd, bench_
 # The server and MCP commands import their frameworks only when run, so the base install keeps working.
 register_server(cli)
 register_mcp(cli)
+register_train(cli)
 
 
 def _usage_error(exc: click.ClickException, as_json: bool) -> int:
