@@ -8,13 +8,14 @@ import pytest
 
 pytest.importorskip("trl", reason="the train extra is not installed")
 pytest.importorskip("peft", reason="the train extra is not installed")
-# Seconds of compute; minutes when the machine's cores are shared.
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
 
 from memscribe.bench.scenarios import generate_scenarios
 from memscribe.train import export_rows, read_rows, write_rows
 from memscribe.train.stages import export, grpo, lora, serving_command, sft
 from memscribe.train.tiny import tiny_model, tiny_tokenizer
+
+# Seconds of compute; minutes when the machine's cores are shared.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
 
 
 @pytest.fixture(scope="module")
