@@ -24,6 +24,8 @@ try:
     from datasets import Dataset
     from peft import LoraConfig, PeftModel, get_peft_model
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
+    from trl.trainer.distillation_config import DistillationConfig
+    from trl.trainer.distillation_trainer import DistillationTrainer
     from trl.trainer.grpo_config import GRPOConfig
     from trl.trainer.grpo_trainer import GRPOTrainer
     from trl.trainer.sft_config import SFTConfig
@@ -35,7 +37,7 @@ from memscribe.train.dataset import scenario_from_dict
 from memscribe.train.environment import MemoryEnv
 from memscribe.train.rewards import RewardWeights
 
-__all__ = ["EnvReward", "export", "grpo", "lora", "serving_command", "sft"]
+__all__ = ["EnvReward", "distill", "export", "grpo", "lora", "serving_command", "sft"]
 
 
 def lora(model: PreTrainedModel, *, rank: int = 8, alpha: int = 16) -> Any:
@@ -74,6 +76,30 @@ def sft(
     data = Dataset.from_list([{"messages": row["messages"]} for row in rows])
     config = SFTConfig(**_common(out_dir, steps, lr, seed), max_length=max_length, assistant_only_loss=False)
     trainer = SFTTrainer(model=model, args=config, train_dataset=data, processing_class=tokenizer)
+    trainer.train()
+    return [float(e["loss"]) for e in trainer.state.log_history if "loss" in e]
+
+
+def distill(
+    model: Any,
+    teacher: Any,
+    tokenizer: PreTrainedTokenizerBase,
+    rows: Sequence[dict[str, Any]],
+    out_dir: Path,
+    *,
+    steps: int = 20,
+    lr: float = 1e-4,
+    max_completion_length: int = 256,
+    seed: int = 0,
+) -> list[float]:
+    """Stage 1, token-level on-policy distillation (TRL ``DistillationTrainer``): the student answers the
+    ``rl`` rows' requests itself and is trained towards ``teacher``'s next-token distribution (generalised JSD).
+    Teacher and student must share the tokenizer. Returns the loss of every step."""
+    data = Dataset.from_list([{"prompt": row["prompt"]} for row in rows])
+    config = DistillationConfig(**_common(out_dir, steps, lr, seed), max_completion_length=max_completion_length)
+    trainer = DistillationTrainer(
+        model=model, teacher_model=teacher, args=config, train_dataset=data, processing_class=tokenizer
+    )
     trainer.train()
     return [float(e["loss"]) for e in trainer.state.log_history if "loss" in e]
 
