@@ -29,6 +29,9 @@ def stem(word: str) -> str:
     return word
 
 
+_VERBS = frozenset(stem(w) for w in ("like", "love", "enjoy", "want", "have", "get", "go", "make", "info"))
+
+
 @lru_cache(maxsize=4096)  # each pending draft is compared with every later statement of its episode
 def content_tokens(text: str, ignore: frozenset[str] = frozenset()) -> frozenset[str]:
     """Stemmed content words of ``text``; digits kept, stopwords and the subject's name dropped."""
@@ -77,5 +80,6 @@ def topic_matches(topic: str, text: str, ignore: frozenset[str] = frozenset()) -
     if not wanted:
         return False
     have = content_tokens(text, ignore)
-    hits = len(wanted & have)
-    return hits == len(wanted) or (hits >= 1 and hits / len(wanted) >= 0.5)
+    shared = wanted & have
+    telling = {w for w in shared if stem(w) not in _VERBS}  # "like" alone does not name "I like jazz"
+    return len(shared) == len(wanted) or (bool(telling) and len(shared) / len(wanted) >= 0.5)
