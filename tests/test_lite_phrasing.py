@@ -76,9 +76,7 @@ def test_several_facts_in_one_statement_get_one_memory_each_in_the_speakers_word
 
 
 def test_a_favourite_without_a_category_takes_the_one_known() -> None:
-    food = record(
-        "User's favourite food is sushi", slot="user/favorite_food", value="sushi", valid_from=at(2023, 1, 5)
-    )
+    food = record("User's favourite food is sushi", slot="user/favorite_food", value="sushi", valid_from=at(2023, 1, 5))
     ops = propose(ListCandidates([food]), ("user", "Honestly ramen is my favourite now."), when=at(2023, 6, 3))
     assert kinds(ops) == [OpKind.SUPERSEDE] and ops[0].target == food.id
 

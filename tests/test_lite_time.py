@@ -56,9 +56,7 @@ def test_a_sentence_without_times_is_unchanged() -> None:
     assert timing.text == "I live in Seattle" and timing.day is None and timing.until is None
 
 
-@pytest.mark.parametrize(
-    "text", ["I may move to Denver", "We march on", "I love Mondays", "Friday is pizza night"]
-)
+@pytest.mark.parametrize("text", ["I may move to Denver", "We march on", "I love Mondays", "Friday is pizza night"])
 def test_words_that_only_look_like_dates_are_left_alone(text: str) -> None:
     assert resolve(text).refs == ()
 

@@ -25,9 +25,7 @@ def test_lite_writer_implements_the_writer_port() -> None:
 
 
 def test_moving_from_seattle_to_sydney_supersedes_the_old_residence() -> None:
-    seattle = record(
-        "User lives in Seattle", slot="user/residence", value="seattle", valid_from=at(2023, 1, 5)
-    )
+    seattle = record("User lives in Seattle", slot="user/residence", value="seattle", valid_from=at(2023, 1, 5))
     store = ListCandidates([seattle])
     ops = propose(store, ("user", "I moved to Sydney last month!"), when=at(2023, 6, 3))
     op = only(ops, OpKind.SUPERSEDE)
@@ -160,9 +158,7 @@ def test_forget_that_i_like_jazz_deletes_only_that() -> None:
 
 
 def test_forgetting_something_said_earlier_in_the_same_episode_drops_it() -> None:
-    ops = propose(
-        ListCandidates(), ("user", "My phone number is 555 123 4567."), ("user", "Actually, forget that.")
-    )
+    ops = propose(ListCandidates(), ("user", "My phone number is 555 123 4567."), ("user", "Actually, forget that."))
     assert ops == []
 
 

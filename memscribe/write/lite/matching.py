@@ -37,9 +37,7 @@ def content_tokens(text: str, ignore: frozenset[str] = frozenset()) -> frozenset
     """Stemmed content words of ``text``; digits kept, stopwords and the subject's name dropped."""
     words = _WORD.findall(text.lower())
     return frozenset(
-        stem(w)
-        for w in words
-        if w not in STOPWORDS and w not in _SUBJECT_WORDS and w not in ignore and len(w) > 1
+        stem(w) for w in words if w not in STOPWORDS and w not in _SUBJECT_WORDS and w not in ignore and len(w) > 1
     )
 
 
