@@ -54,7 +54,7 @@ _CUES: dict[str, tuple[str, str]] = {
         " fiancé Mann Frau Ehemann verheiratet geheiratet namorado namorada marido",
     ),
     "name": (
-        """name surname maiden called nickname rename renamed""",
+        """name surname maiden called calls nickname rename renamed""",
         "名字 叫 姓 nombre apellido nom heiße heißt Nachname nome sobrenome",
     ),
     "health": (

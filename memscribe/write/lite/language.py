@@ -56,6 +56,10 @@ _ABOUT_MEMORY = lazy(
     r"|不想留在|记录里|guardada|enregistr",
     re.IGNORECASE,
 )
+_TOLD_IN_PASSING = lazy(
+    r"\b(?:I've|I have|we've|we have) (?:just |finally |recently )?(?:joined|started|moved|got|been|left|quit|adopted"
+    r"|bought|passed|become|switched|married)\b"
+)
 _VALUE = lazy(r"\d|\b(?-i:[A-Z]{2,})\b|(?<!^)\b(?-i:[A-Z][a-z]{2,})")
 
 
@@ -94,6 +98,8 @@ def statement_drop_reason(text: str) -> str | None:
             return "question"
         return None if len(_WORD.findall(text)) >= 4 else "too little content"
     reason = drop_reason(text)
+    if reason == "question" and _TOLD_IN_PASSING.search(text):
+        return None  # "can you help me announce I've joined Canva as a senior PM?" says what happened
     if reason == "question" and not asks(text) and re.search(r"\b(?:I|my|we|our|me)\b", text):
         reason = drop_reason(text.rstrip(" ?!") + ".")  # "applied for the role and... got it??" says something
     # A user's remark about their world is worth keeping even without "I" ("chicago in march is brutal"), and

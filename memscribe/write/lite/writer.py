@@ -291,7 +291,11 @@ class _EpisodeRun:
                 slots.add(fact.slot)
                 text = resolve_times(st.text, st.at, own.tense).text
                 draft = self._draft(replace(reading, text=text, timing=own.timing), st, fact)
-                self.reconciler.fact(fact, replace(draft, message_indices=(st.message_index,)), st.at, speaker)
+                # On the memory's topics too, so whatever replaces the memory replaces this fact with it.
+                topics = sorted(topics_of(reading.text) | topics_of(text))
+                metadata = {**draft.metadata, "topics": topics}
+                draft = replace(draft, message_indices=(st.message_index,), metadata=metadata)
+                self.reconciler.fact(fact, draft, st.at, speaker)
 
     def _forget(self, st: Statement, topic: str) -> None:
         if _PRONOUN_TOPIC.match(topic.strip()) and (name := self._named_before(st)) is not None:
