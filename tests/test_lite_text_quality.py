@@ -18,7 +18,8 @@ CHATS: list[tuple[str, list[str]]] = [
     (
         "2024-03-14T09:00:00",
         [
-            "morning!! so I finally started at Northwind last tuesday, my new manager is great and the office has a dog",
+            "morning!! so I finally started at Northwind last tuesday, my new manager is great and the office"
+            " has a dog",
             "we adopted a cat too, her name is Pepper. she hates the vacuum",
             "I play chess every Tuesday and I ran the chicago marathon in 2019",
         ],
