@@ -136,6 +136,6 @@ def gather_hits(
     vscore, kscore = dict(by_vector), dict(by_keyword)
     # A query that names a subject already has it fused in as a list; the rerank holds back other people's
     # memories only for a store's own user or a relative, whose memories the subject list cannot tell apart.
-    owner = set() if about else _owner_unless_relative(query, subjects)
+    owner = about if about == {_USER} else set() if about else _owner_unless_relative(query, subjects)
     fused = rerank_hits(query, fused, records, owner, vscore, kscore)[:limit]
     return [Hit(records[vid], score, vscore.get(vid), kscore.get(vid)) for vid, score in fused if vid in records]
