@@ -62,21 +62,21 @@ def test_headings_and_dropped_subjects_do_not_hide_a_fact(text: str) -> None:
     assert [op.draft.slot for op in ops if op.draft] == ["user/age"]
 
 
-def test_a_fact_said_in_other_words_gets_a_plain_memory_text() -> None:
+def test_a_fact_said_in_other_words_keeps_the_words_and_carries_the_fact() -> None:
     ops = propose(ListCandidates(), ("user", "Nothing beats ramen for me."))
-    assert ops[0].draft is not None and ops[0].draft.text == "User's favourite is ramen"
+    assert ops[0].draft is not None and ops[0].draft.text == "Nothing beats ramen for me."
+    assert (ops[0].draft.slot, ops[0].draft.value) == ("user/favorite", "ramen")
 
 
-def test_several_facts_in_one_statement_get_one_text_each() -> None:
+def test_several_facts_in_one_statement_get_one_memory_each_in_the_speakers_words() -> None:
     ops = propose(ListCandidates(), ("user", "I moved to Oslo and joined Equinor."))
     texts = {op.draft.slot: op.draft.text for op in ops if op.draft}
-    assert texts == {"user/residence": "User lives in Oslo", "user/employer": "User works at Equinor"}
+    said = "I moved to Oslo and joined Equinor."
+    assert texts == {"user/residence": said, "user/employer": said}
 
 
 def test_a_favourite_without_a_category_takes_the_one_known() -> None:
-    food = record(
-        "User's favourite food is sushi", slot="user/favorite_food", value="sushi", valid_from=at(2023, 1, 5)
-    )
+    food = record("User's favourite food is sushi", slot="user/favorite_food", value="sushi", valid_from=at(2023, 1, 5))
     ops = propose(ListCandidates([food]), ("user", "Honestly ramen is my favourite now."), when=at(2023, 6, 3))
     assert kinds(ops) == [OpKind.SUPERSEDE] and ops[0].target == food.id
 

@@ -23,7 +23,7 @@ def resolve(text: str, when: datetime = SESSION):
         ("I went to a LGBTQ support group yesterday", date(2023, 6, 2), "on 2 June 2023"),
         ("I visited Japan last year", date(2022, 1, 1), "in 2022"),
         ("I'm flying to Tokyo next Friday", date(2023, 6, 9), "on 9 June 2023"),
-        ("We went camping two weeks ago", date(2023, 5, 20), "two weeks before 3 June 2023"),
+        ("We went camping two weeks ago", date(2023, 5, 20), "around 20 May 2023"),
         ("I went to Japan in April", date(2023, 4, 1), "in April 2023"),
         ("I'm going to Japan in April", date(2024, 4, 1), "in April 2024"),
         ("I was sick last week", date(2023, 5, 22), "the week before 3 June 2023"),
@@ -35,7 +35,7 @@ def resolve(text: str, when: datetime = SESSION):
         ("I saw her last Friday", date(2023, 6, 2), "on 2 June 2023"),
         ("My exam is on June 10", date(2023, 6, 10), "on 10 June 2023"),
         ("I'll be there in two days", date(2023, 6, 5), "on 5 June 2023"),
-        ("I went hiking a few days ago", date(2023, 5, 31), "a few days before 3 June 2023"),
+        ("I went hiking a few days ago", date(2023, 5, 31), "around 31 May 2023"),
         ("We went camping last weekend", date(2023, 5, 27), "the weekend of 27 May 2023"),
     ],
 )
@@ -56,9 +56,7 @@ def test_a_sentence_without_times_is_unchanged() -> None:
     assert timing.text == "I live in Seattle" and timing.day is None and timing.until is None
 
 
-@pytest.mark.parametrize(
-    "text", ["I may move to Denver", "We march on", "I love Mondays", "Friday is pizza night"]
-)
+@pytest.mark.parametrize("text", ["I may move to Denver", "We march on", "I love Mondays", "Friday is pizza night"])
 def test_words_that_only_look_like_dates_are_left_alone(text: str) -> None:
     assert resolve(text).refs == ()
 
@@ -66,7 +64,7 @@ def test_words_that_only_look_like_dates_are_left_alone(text: str) -> None:
 def test_temporary_state_gets_an_end() -> None:
     timing = resolve("I'm in Madrid for ten days")
     assert timing.until == datetime(2023, 6, 13, tzinfo=UTC)
-    assert "until 13 June 2023" in timing.text
+    assert timing.text == "I'm in Madrid for ten days"  # the end is kept beside the words, not in them
 
 
 def test_temporary_state_starting_later_ends_after_its_start() -> None:

@@ -25,9 +25,7 @@ def test_lite_writer_implements_the_writer_port() -> None:
 
 
 def test_moving_from_seattle_to_sydney_supersedes_the_old_residence() -> None:
-    seattle = record(
-        "User lives in Seattle", slot="user/residence", value="seattle", valid_from=at(2023, 1, 5)
-    )
+    seattle = record("User lives in Seattle", slot="user/residence", value="seattle", valid_from=at(2023, 1, 5))
     store = ListCandidates([seattle])
     ops = propose(store, ("user", "I moved to Sydney last month!"), when=at(2023, 6, 3))
     op = only(ops, OpKind.SUPERSEDE)
@@ -36,7 +34,7 @@ def test_moving_from_seattle_to_sydney_supersedes_the_old_residence() -> None:
     assert (op.draft.subject, op.draft.slot, op.draft.value) == ("user", "user/residence", "sydney")
     assert op.draft.valid_from is not None and op.draft.valid_from >= seattle.valid_from
     assert "seattle" in op.reason and "sydney" in op.reason
-    assert op.draft.text == "In May 2023 User moved to Sydney"
+    assert op.draft.text == "I moved to Sydney in May 2023!"
 
 
 def test_the_same_value_again_is_a_noop() -> None:
@@ -89,7 +87,7 @@ def test_yesterday_is_resolved_and_kept_in_the_memory_text() -> None:
     )
     op = only(ops, OpKind.ADD)
     assert op.draft is not None
-    assert op.draft.text == "On 2 June 2023 Caroline went to a LGBTQ support group"
+    assert op.draft.text == "I went to a LGBTQ support group on 2 June 2023."  # her words; she is the subject
     assert op.draft.subject == "caroline" and op.draft.owner is Owner.USER
     assert op.draft.valid_from == datetime(2023, 6, 2, tzinfo=UTC)
     assert op.draft.message_indices == (0,)
@@ -160,9 +158,7 @@ def test_forget_that_i_like_jazz_deletes_only_that() -> None:
 
 
 def test_forgetting_something_said_earlier_in_the_same_episode_drops_it() -> None:
-    ops = propose(
-        ListCandidates(), ("user", "My phone number is 555 123 4567."), ("user", "Actually, forget that.")
-    )
+    ops = propose(ListCandidates(), ("user", "My phone number is 555 123 4567."), ("user", "Actually, forget that."))
     assert ops == []
 
 
@@ -213,7 +209,7 @@ def test_a_dated_plan_carries_its_expiry() -> None:
     draft = only(ops, OpKind.ADD).draft
     assert draft is not None and draft.slot == "user/plan" and draft.layer is Layer.INTENTION
     assert draft.metadata == {"event_date": "2023-06-09", "valid_until": "2023-06-10"}
-    assert draft.text == "User is flying to Tokyo on 9 June 2023."
+    assert draft.text == "I'm flying to Tokyo on 9 June 2023."
 
 
 def test_a_completed_move_supersedes_both_the_old_city_and_the_plan() -> None:

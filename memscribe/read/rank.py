@@ -26,7 +26,8 @@ _RECENT = 0.6  # among memories on the query's topic
 _RECENT_ANY = 0.08  # among all candidates: a tie goes to the newer statement
 _DATED = 1.5  # "When did ...?" prefers a memory that holds a date
 _TYPED = 1.4  # "How much ...?" a number, "Which company ...?" a name
-_SHAPE = {"hypothetical": 0.55, "temporary": 0.55, "ended": 0.7, "agent": 0.6, "fragment": 0.75, "other": 0.5}
+_SHAPE = {"hypothetical": 0.55, "temporary": 0.55, "ended": 0.7, "agent": 0.6, "fragment": 0.75, "other": 0.5,
+          "shared": 0.85}  # fmt: skip
 # Queries about a stay, a trip or a plan want the memories the shape penalty would push down.
 _ASKS_TEMPORARY = re.compile(
     r"\b(?:trip|travel\w*|visit\w*|staying|stay|this (?:quarter|month|week|summer)|right now|vacation|holiday"
@@ -39,6 +40,7 @@ _ASKS_ENDED = re.compile(
     re.IGNORECASE,
 )
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_SPEAKER_TOO = re.compile(r"\b(?:I|I'm|I've|me|we|us)\b|我(?!的)")
 _ASKS_WHEN = re.compile(
     r"^\s*(?:when|what (?:day|date|year|month|time)|which (?:day|date|year)|how long ago|cu[aá]ndo|quand|wann"
     r"|quando)\b|什么时候|哪天|哪一天|几号|几月",
@@ -102,7 +104,8 @@ def _shape(record: MemoryRecord, about: set[str], query: str) -> float:
     if _fragment(record.text):
         factor *= _SHAPE["fragment"]
     if about and record.subject.lower() not in about:
-        factor *= _SHAPE["other"]
+        # "my friend dragged me to a chess club": someone else's memory that the speaker is part of
+        factor *= _SHAPE["shared"] if _SPEAKER_TOO.search(record.text) else _SHAPE["other"]
     return factor
 
 

@@ -134,6 +134,8 @@ def gather_hits(
     by_subject = [(r.version_id, 1.0) for r in ordered if r.subject.lower() in about]
     fused = fuse_rrf([by_vector, by_keyword, by_subject]) if by_subject else pool
     vscore, kscore = dict(by_vector), dict(by_keyword)
-    owner = about or _owner_unless_relative(query, subjects)
+    # A query that names a subject already has it fused in as a list; the rerank holds back other people's
+    # memories only for a store's own user or a relative, whose memories the subject list cannot tell apart.
+    owner = about if about == {_USER} else set() if about else _owner_unless_relative(query, subjects)
     fused = rerank_hits(query, fused, records, owner, vscore, kscore)[:limit]
     return [Hit(records[vid], score, vscore.get(vid), kscore.get(vid)) for vid, score in fused if vid in records]

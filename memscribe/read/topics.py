@@ -40,8 +40,7 @@ _CUES: dict[str, tuple[str, str]] = {
     "pet": (
         """pet pets dog dogs puppy pup cat cats kitten kitty rescue adopted adopt vet breed hamster rabbit
         bunny parrot fish turtle tortoise leash litter""",
-        "猫 狗 宠物 养了 perro perra gato gata gatita mascota chien chat chienne chatte Hund Katze cachorro"
-        " gato",
+        "猫 狗 宠物 养了 perro perra gato gata gatita mascota chien chat chienne chatte Hund Katze cachorro gato",
     ),
     "diet": (
         """diet vegetarian vegan pescatarian pescetarian keto paleo meat fish dairy gluten lactose eat eating
@@ -55,7 +54,7 @@ _CUES: dict[str, tuple[str, str]] = {
         " fiancé Mann Frau Ehemann verheiratet geheiratet namorado namorada marido",
     ),
     "name": (
-        """name surname maiden called nickname rename renamed""",
+        """name surname maiden called calls nickname rename renamed""",
         "名字 叫 姓 nombre apellido nom heiße heißt Nachname nome sobrenome",
     ),
     "health": (
@@ -68,8 +67,7 @@ _CUES: dict[str, tuple[str, str]] = {
     "children": (
         """baby son daughter kid kids child children born birth newborn toddler daycare preschool
         kindergarten grade school nursery""",
-        "儿子 女儿 孩子 宝宝 出生 二宝 幼儿园 小学 hijo hija bebé fils fille enfant Sohn Tochter Kind"
-        " filho filha",
+        "儿子 女儿 孩子 宝宝 出生 二宝 幼儿园 小学 hijo hija bebé fils fille enfant Sohn Tochter Kind filho filha",
     ),
     "education": (
         """school college university uni degree major minor semester year class classes course courses
@@ -120,10 +118,13 @@ _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 # Values whose shape names their topic, whatever the words around them.
 _SHAPES = (
     ("phone", re.compile(r"(?<![\d.,])(?:\+?\d[\d ()-]{7,}\d)(?![\d.,])")),
-    ("address", re.compile(
-        r"\b\d{1,5}[a-z]?,? (?:[A-Z][\w'-]+ ){1,3}(?:Lane|Street|St|Road|Rd|Avenue|Ave|Drive|Dr|Way|Court|Ct"
-        r"|Place|Pl|Boulevard|Blvd|Terrace|Close)\b|\b(?:Rua|Calle|Avenida|Rue|Via|Straße|Strasse)\s+\w+"
-    )),
+    (
+        "address",
+        re.compile(
+            r"\b\d{1,5}[a-z]?,? (?:[A-Z][\w'-]+ ){1,3}(?:Lane|Street|St|Road|Rd|Avenue|Ave|Drive|Dr|Way|Court|Ct"
+            r"|Place|Pl|Boulevard|Blvd|Terrace|Close)\b|\b(?:Rua|Calle|Avenida|Rue|Via|Straße|Strasse)\s+\w+"
+        ),
+    ),
     ("health", re.compile(r"\b\d+\s?(?:mg|mcg|ml)\b", re.IGNORECASE)),
     ("money", re.compile(r"[$€£¥]\s?\d|\d\s?(?:k|K)\b|\d+\s?(?:dollars|euros|pounds|元|块|万)")),
 )

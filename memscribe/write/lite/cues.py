@@ -25,7 +25,8 @@ _CHANGE = lazy(
     r"|went back|back to|back in|returned|took (?:his|her|my \w+'s|their) (?:name|surname|last name)"
     r"|changed my name|legally|after the wedding|just got|quit|left|gave up|stopped|raised|increased"
     r"|decreased|dropped|went up|went down|renewed|dropped to|up to|down to|passed|graduated|made|bumped|appointed"
-    r"|named|elevated|stepped up|took over|signed|closed on|anymore|replaced|dethroned|gone|no more|these days)\b"
+    r"|named|elevated|stepped up|took over|signed|closed on|anymore|replaced|dethroned|gone|no more|these days"
+    r"|renamed|rebranded)\b"
     r"|搬到|搬去|搬家|现在|换了|换成|跳槽|入职|离职|辞职|升职|晋升|改成|改为|开始|已经|终于|不再|回到|涨"
     r"|ahora|ya no|me mudé|nos mudamos|cambié|empecé|maintenant|désormais|je commence|j'ai démissionné"
     r"|déménagé|jetzt|nicht mehr|umgezogen|gewechselt|agora|já não|mudei|mudamos|comecei",
@@ -57,7 +58,7 @@ _HYPOTHETICAL = lazy(
     r"|i'm considering|i am considering)\b"
     r"|\b(?:what if|if i|if we|in case|thinking about|thinking of|considering|might|would be|would i|could i"
     r"|should i|should we|debating|tempted|dream of|someday|one day|hypothetically|in theory|offered me"
-    r"|interview(?:ing)? (?:at|with|for)|applying|or should|versus)\b"
+    r"|interview(?:ing)? (?:at|with|for)|applying|or should|versus|whether)\b"
     r"|如果|要是|假如|想去|考虑|打算|会不会|要不要|还是不|si (?:me|nos)|estoy pensando|pensando en|si je"
     r"|je pense|wenn ich|falls|überlege|se eu|estou pensando",
     re.IGNORECASE,

@@ -21,7 +21,31 @@ _FUNCTION_WORDS = {
     "de": "der die das und ist ich bin mein meine nicht mit für ein eine im zu auf wir haben",
     "pt": "o a os as que de e em um uma é eu meu minha não com para está tá do da no na",
 }
-_EN = frozenset(["the", "and", "is", "i", "my", "to", "of", "in", "it", "a", "for", "on", "with", "was", "have", "that", "this", "at", "me", "so", "but"])
+_EN = frozenset(
+    [
+        "the",
+        "and",
+        "is",
+        "i",
+        "my",
+        "to",
+        "of",
+        "in",
+        "it",
+        "a",
+        "for",
+        "on",
+        "with",
+        "was",
+        "have",
+        "that",
+        "this",
+        "at",
+        "me",
+        "so",
+        "but",
+    ]
+)
 _WORD = lazy(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 _CJK_QUESTION = lazy(r"[？?]\s*$|(?:吗|呢|什么|怎么|哪|几|多少|为什么|如何)[^，。！]{0,6}[？?]?\s*$")
 _CJK_CHAR = lazy(r"[\u3400-\u9fff]")
@@ -32,11 +56,15 @@ _ABOUT_MEMORY = lazy(
     r"|不想留在|记录里|guardada|enregistr",
     re.IGNORECASE,
 )
+_TOLD_IN_PASSING = lazy(
+    r"\b(?:I've|I have|we've|we have) (?:just |finally |recently )?(?:joined|started|moved|got|been|left|quit|adopted"
+    r"|bought|passed|become|switched|married)\b"
+)
 _VALUE = lazy(r"\d|\b(?-i:[A-Z]{2,})\b|(?<!^)\b(?-i:[A-Z][a-z]{2,})")
 
 
 def language_of(text: str) -> str:
-    """"zh" for CJK script, else the European language whose function words dominate, else "en"."""
+    """ "zh" for CJK script, else the European language whose function words dominate, else "en"."""
     if has_cjk(text):
         return "zh"
     words = [w.lower() for w in _WORD.findall(text)]
@@ -70,6 +98,8 @@ def statement_drop_reason(text: str) -> str | None:
             return "question"
         return None if len(_WORD.findall(text)) >= 4 else "too little content"
     reason = drop_reason(text)
+    if reason == "question" and _TOLD_IN_PASSING.search(text):
+        return None  # "can you help me announce I've joined Canva as a senior PM?" says what happened
     if reason == "question" and not asks(text) and re.search(r"\b(?:I|my|we|our|me)\b", text):
         reason = drop_reason(text.rstrip(" ?!") + ".")  # "applied for the role and... got it??" says something
     # A user's remark about their world is worth keeping even without "I" ("chicago in march is brutal"), and
@@ -97,7 +127,7 @@ def someone_else(text: str) -> str | None:
     settled", "妹妹毕业啦"): a relation word, "someone" for a pronoun; None when it is the speaker's own."""
     head = re.split(r"[,，;:—]|\band\b|\bbut\b", text.strip(), maxsplit=1)[0]
     match = _CJK_RELATIVE_LEAD.match(head) if has_cjk(head) else _RELATIVE_LEAD.match(head)
-    if match is None or _SELF_TOO.search(head[match.end() :] if not has_cjk(head) else head[match.end() :]):
+    if match is None or _SELF_TOO.search(head[match.end() :]):
         return None
     rel = match.groupdict().get("rel")
     return rel.lower() if rel else "someone"

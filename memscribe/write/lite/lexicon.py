@@ -111,7 +111,8 @@ ADVERBS = words(
 # Capitalised words that start sentences but never name a person.
 NOT_NAMES = (
     words(
-        """everyone everybody someone somebody nobody people anyone anybody i i'm i've i'd i'll my we our you your he she they it this that these those there here the a an and
+        """everyone everybody someone somebody nobody people anyone anybody
+    i i'm i've i'd i'll my we our you your he she they it this that these those there here the a an and
     but so or if when what why how who where which well oh ok okay yes yeah no not also just today
     yesterday tomorrow tonight last next then now sorry thanks thank hi hello hey please maybe actually
     anyway btw fyi lol haha wow great nice cool good sure his her their its me us them one some all both

@@ -29,14 +29,15 @@ def stem(word: str) -> str:
     return word
 
 
+_VERBS = frozenset(stem(w) for w in ("like", "love", "enjoy", "want", "have", "get", "go", "make", "info"))
+
+
 @lru_cache(maxsize=4096)  # each pending draft is compared with every later statement of its episode
 def content_tokens(text: str, ignore: frozenset[str] = frozenset()) -> frozenset[str]:
     """Stemmed content words of ``text``; digits kept, stopwords and the subject's name dropped."""
     words = _WORD.findall(text.lower())
     return frozenset(
-        stem(w)
-        for w in words
-        if w not in STOPWORDS and w not in _SUBJECT_WORDS and w not in ignore and len(w) > 1
+        stem(w) for w in words if w not in STOPWORDS and w not in _SUBJECT_WORDS and w not in ignore and len(w) > 1
     )
 
 
@@ -77,5 +78,6 @@ def topic_matches(topic: str, text: str, ignore: frozenset[str] = frozenset()) -
     if not wanted:
         return False
     have = content_tokens(text, ignore)
-    hits = len(wanted & have)
-    return hits == len(wanted) or (hits >= 1 and hits / len(wanted) >= 0.5)
+    shared = wanted & have
+    telling = {w for w in shared if stem(w) not in _VERBS}  # "like" alone does not name "I like jazz"
+    return len(shared) == len(wanted) or (bool(telling) and len(shared) / len(wanted) >= 0.5)

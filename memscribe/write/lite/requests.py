@@ -34,10 +34,10 @@ _CORRECTIONS = tuple(
         "^" + _MARKER + _LEAD + r"(?P<new>(?:[^,]|,(?=\d))+?),?\s+not\s+(?P<old>(?:[^,.!]|[,.](?=\d))+?)[.!]*"
         r"(?:[,;]\s+.*)?$",
         "^" + _MARKER + r"not\s+(?P<old>[^,]+),\s*(?:but\s+|it'?s\s+|it is\s+)?(?P<new>.+?)[.!]*$",
-        "^" + _MARKER + r"(?:c'est|c'était|es|era|é|era|ist|war)\s+(?:le\s+|el\s+|o\s+|der\s+)?(?P<new>[^,.!]+?)\s*[.!]*$",
         "^"
         + _MARKER
-        + r"(?:i meant|i mean|make that|that should be|it should be|it'?s actually|it was actually)"
+        + r"(?:c'est|c'était|es|era|é|era|ist|war)\s+(?:le\s+|el\s+|o\s+|der\s+)?(?P<new>[^,.!]+?)\s*[.!]*$",
+        "^" + _MARKER + r"(?:i meant|i mean|make that|that should be|it should be|it'?s actually|it was actually)"
         r"\s+(?P<new>.+?)[.!]*$",
         r"^(?:i meant|it'?s|it is|that'?s|that is)\s+(?P<new>[^,]+?),?\s+not\s+(?P<old>[^,.!]+?)[.!]*$",
         r"^i meant\s+(?P<new>.+?)[.!]*$",
@@ -68,7 +68,9 @@ _FORGETS = tuple(
 )
 # A forget topic ends where the reason for it begins ("forget about him, I don't want his name coming up").
 _TOPIC_END = re.compile(r",\s+|\s+[—–-]\s+|;|[.?!]\s|\s+(?:because|since|as|so that|so)\s+", re.IGNORECASE)
-_CJK_FORGET = re.compile(r"把(?P<topic>[^，。！？]{1,20}?)(?:删掉|删除|删了|忘掉|忘了|清除)|(?:别记|不要记|忘掉|删掉)(?P<topic2>[^，。！？]{1,20})")
+_CJK_FORGET = re.compile(
+    r"把(?P<topic>[^，。！？]{1,20}?)(?:删掉|删除|删了|忘掉|忘了|清除)|(?:别记|不要记|忘掉|删掉)(?P<topic2>[^，。！？]{1,20})"
+)
 # "I'm not a fan of sushi" is a negation, not "I'm" corrected from "a fan of sushi".
 _DANGLING = lazy(
     r"\b(?:am|is|are|was|were|do|does|did|have|has|had|can|could|will|would|should|i'm|it's|that's|i)$", re.I
@@ -101,7 +103,9 @@ _MONTH_WORDS = (
     r"|junio|julio|agosto|septiembre|octubre|noviembre|diciembre|Januar|Februar|März|Juni|Juli|Oktober"
     r"|Dezember|janeiro|fevereiro|março|maio|junho|julho|setembro|outubro|novembro|dezembro)"
 )
-_DAY_MONTH = r"\d{1,2}(?:st|nd|rd|th)? (?:of )?" + _MONTH_WORDS + r"(?: \d{4})?|" + _MONTH_WORDS + r" \d{1,2}(?:st|nd|rd|th)?"
+_DAY_MONTH = (
+    r"\d{1,2}(?:st|nd|rd|th)? (?:of )?" + _MONTH_WORDS + r"(?: \d{4})?|" + _MONTH_WORDS + r" \d{1,2}(?:st|nd|rd|th)?"
+)
 _CJK_DATE = r"\d{1,2}月\d{1,2}[号日]?"
 _CJK_MARKER = re.compile(r"不对|记错|说错|搞错|写错|弄错|更正|纠正")
 

@@ -23,9 +23,7 @@ __all__ = ["Reviser", "draft_from_record"]
 
 # Topics narrow enough that a forget request naming one covers every memory on it.
 _NARROW_TOPICS = frozenset({"phone", "address", "money", "health", "birthday"})
-_THAT = frozenset(
-    {"that", "this", "what i said", "what i just said", "that last part", "the last thing", "those"}
-)
+_THAT = frozenset({"that", "this", "what i said", "what i just said", "that last part", "the last thing", "those"})
 
 
 def draft_from_record(record: MemoryRecord, **changes: object) -> MemoryDraft:
@@ -120,9 +118,7 @@ class Reviser:
             return True
         return self._correct_value(correction, speaker, at, index)
 
-    def _correct_slot(
-        self, fact: Fact, draft: MemoryDraft, correction: Correction, at: datetime, speaker: str
-    ) -> None:
+    def _correct_slot(self, fact: Fact, draft: MemoryDraft, correction: Correction, at: datetime, speaker: str) -> None:
         note = f"corrected: '{correction.old or 'previous value'}' → '{fact.value}'"
         pending = self.ledger.pending_slot(fact.slot, draft.owner)
         if pending:
@@ -170,20 +166,14 @@ class Reviser:
         holder, old = found
         note = f"corrected by the speaker: '{old}' → '{correction.new}'"
         # A stored memory's new version cites the correcting message as its provenance.
-        draft = (
-            holder.draft
-            if isinstance(holder, Pending)
-            else draft_from_record(holder, message_indices=(index,))
-        )
+        draft = holder.draft if isinstance(holder, Pending) else draft_from_record(holder, message_indices=(index,))
         if draft is None:
             return False
         value = _replace_last(draft.value, old, correction.new).lower() if draft.value else None
         fixed = replace(draft, text=_replace_last(draft.text, old, correction.new), value=value)
         start = fixed.valid_from
         if start is not None and old.isdigit() and correction.new.isdigit() and start.year == int(old):
-            fixed = replace(
-                fixed, valid_from=start.replace(year=int(correction.new))
-            )  # the year was the date
+            fixed = replace(fixed, valid_from=start.replace(year=int(correction.new)))  # the year was the date
         if isinstance(holder, Pending):
             self.ledger.revise(holder, draft=fixed, reason=f"{holder.op.reason}; {note}")
         else:

@@ -111,9 +111,7 @@ def split_sentences(text: str) -> list[str]:
         chunk = text[start : match.start()]
         last_word = chunk.rsplit(None, 1)[-1].lower().rstrip(".") if chunk.strip() else ""
         ends_with_period = text[match.start()] == "."
-        if ends_with_period and (
-            last_word in _ABBREVIATIONS or (len(last_word) == 1 and last_word.isalpha())
-        ):
+        if ends_with_period and (last_word in _ABBREVIATIONS or (len(last_word) == 1 and last_word.isalpha())):
             continue
         piece = text[start : match.end()].strip()
         if piece:
@@ -148,9 +146,7 @@ def normalise_chat(text: str) -> str:
 def segment_episode(episode: Episode) -> Iterator[Statement]:
     """Statements of every user or assistant message, in order, with their speaker and time."""
     position = 0
-    for index, (message, speaker) in enumerate(
-        zip(episode.messages, _speakers(episode.messages), strict=True)
-    ):
+    for index, (message, speaker) in enumerate(zip(episode.messages, _speakers(episode.messages), strict=True)):
         if speaker is None or not message.content.strip():
             continue
         at = ensure_utc(message.timestamp or episode.timestamp)
@@ -176,7 +172,11 @@ def group_units(statements: list[Statement]) -> list[Unit]:
     """Sentences of one message as units: a short sentence joins the one before it (or after, if first)."""
     sentences: list[list[Statement]] = []
     for st in statements:
-        if sentences and sentences[-1][0].sentence == st.sentence and sentences[-1][0].message_index == st.message_index:
+        if (
+            sentences
+            and sentences[-1][0].sentence == st.sentence
+            and sentences[-1][0].message_index == st.message_index
+        ):
             sentences[-1].append(st)
         else:
             sentences.append([st])
@@ -186,11 +186,10 @@ def group_units(statements: list[Statement]) -> list[Unit]:
     units: list[list[Statement]] = []
     for group in sentences:
         prev = units[-1] if units else None
-        if prev is not None and prev[0].message_index == group[0].message_index:
-            if words[group[0].message_index] <= WHOLE_MESSAGE_WORDS:
-                prev.extend(group)  # a short message is one thought: kept whole
-                continue
         same_message = prev is not None and prev[0].message_index == group[0].message_index
+        if same_message and prev is not None and words[group[0].message_index] <= WHOLE_MESSAGE_WORDS:
+            prev.extend(group)  # a short message is one thought: kept whole
+            continue
         lone_short = prev is not None and all(_short(s.whole) for s in prev)
         if same_message and prev is not None and (_short(group[0].whole) or lone_short):
             prev.extend(group)

@@ -129,9 +129,7 @@ def _relative_period(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | 
     monday = anchor - timedelta(days=anchor.weekday())
     if unit == "week":
         word = {-1: "before", 0: "of", 1: "after"}[step]
-        return TimeRef(
-            m.start(), m.end(), f"the week {word} {format_day(anchor)}", monday + timedelta(weeks=step)
-        )
+        return TimeRef(m.start(), m.end(), f"the week {word} {format_day(anchor)}", monday + timedelta(weeks=step))
     if unit == "weekend":
         saturday = monday + timedelta(days=5)
         if step < 0:
@@ -176,11 +174,7 @@ def _weekday(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
 
 def _month(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
     raw_month = m.group("m")
-    if (
-        raw_month[0].islower()
-        and raw_month.lower() in ("may", "march")
-        and not (m.group("pre") or m.group("dd"))
-    ):
+    if raw_month[0].islower() and raw_month.lower() in ("may", "march") and not (m.group("pre") or m.group("dd")):
         return None  # "I may move", "we march on": modal and verb, not months
     if len(raw_month) <= 4 and raw_month.lower() not in ("may", "june", "july") and raw_month[0].islower():
         return None  # lower-case abbreviations ("mar", "dec") are too often other words
@@ -189,11 +183,7 @@ def _month(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
     if m.group("y"):
         year = int(m.group("y"))
     elif rel == "last" or (tense.past and not tense.future and rel != "next"):
-        year = (
-            anchor.year
-            if month < anchor.month or (month == anchor.month and rel != "last")
-            else anchor.year - 1
-        )
+        year = anchor.year if month < anchor.month or (month == anchor.month and rel != "last") else anchor.year - 1
     elif rel == "next" or tense.future:
         year = anchor.year if month > anchor.month else anchor.year + 1
     else:
@@ -218,8 +208,7 @@ _RULES: tuple[tuple[LazyPattern, _Handler], ...] = tuple(
     (lazy(pattern, re.IGNORECASE), handler)
     for pattern, handler in (
         (
-            _PREP
-            + r"(?P<w>the day before yesterday|the day after tomorrow|yesterday|last night|today|tonight"
+            _PREP + r"(?P<w>the day before yesterday|the day after tomorrow|yesterday|last night|today|tonight"
             r"|tomorrow|this morning|this afternoon|this evening)\b",
             _day_words,
         ),
@@ -252,9 +241,7 @@ _RULES: tuple[tuple[LazyPattern, _Handler], ...] = tuple(
         (r"\b(?:in|since|until|by|during|from|back in)\s+(?P<y>(?:19|20)\d{2})\b", _year),
     )
 )
-_DURATION = lazy(
-    r"\bfor\s+(?:the\s+(?:next|coming)\s+|another\s+)?" + _NUM + r"\s+" + _UNIT + r"\b", re.IGNORECASE
-)
+_DURATION = lazy(r"\bfor\s+(?:the\s+(?:next|coming)\s+|another\s+)?" + _NUM + r"\s+" + _UNIT + r"\b", re.IGNORECASE)
 _CJK = lazy(r"[\u3400-\u9fff]")
 _PERFECT = lazy(r"\b(?:have|has|had|'ve|'d)\s+(?:\w+\s+)?(?:been|lived|worked|known|had|used)\b", re.I)
 

@@ -67,9 +67,9 @@ class TopicReplacer:
         topics = _topics(draft.metadata)
         if self._older_than_known(entry, draft, at, topics - MULTI_TOPICS):
             return
-        ending = "ended" in draft.tags
+        ending = ends(draft.text)  # "handed in my notice. going freelance" ends a job even as it goes on
         single = topics - MULTI_TOPICS
-        multi = topics & MULTI_TOPICS if ending else set()
+        multi = topics & MULTI_TOPICS if "ended" in draft.tags else set()
         if not (single or multi) or not (ending or changes(draft.text)):
             return
         start = draft.valid_from or at

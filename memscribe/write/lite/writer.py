@@ -19,7 +19,8 @@ from memscribe.read.topics import has_cjk, topics_of
 from memscribe.write.lite.cues import hypothetical
 from memscribe.write.lite.language import someone_else, statement_drop_reason
 from memscribe.write.lite.lazy import lazy
-from memscribe.write.lite.ledger import Ledger
+from memscribe.write.lite.ledger import Ledger, Pending
+from memscribe.write.lite.matching import content_tokens
 from memscribe.write.lite.memorable import question_head, strip_preamble
 from memscribe.write.lite.person import Mention, Referents, expand_contractions, find_subject, restore_subject
 from memscribe.write.lite.plans import PlanCompletions, accomplishment
@@ -55,6 +56,8 @@ _YEAR_AFTER_MONTH = lazy(
     r" (?:19|20)\d{2}\b"
 )
 _SELF = lazy(r"^(?:I|my|we|our)\b", re.IGNORECASE)
+# Words that add nothing to a fact said again ("Yep, I'm still in Lisbon").
+_CONFIRMING = frozenset({"i", "my", "me", "we", "our", "still", "yep", "yeah", "yes", "now", "really", "so", "too"})
 _PRONOUN_TOPIC = lazy(r"^(?:about )?(?:him|her|them|it all|that person)$", re.IGNORECASE)
 _CAPITAL = lazy(r"\b(?-i:[A-Z][a-z]{2,})\b")
 # Short or impersonal statements are kept only when they carry a slot fact ("I like jazz").
@@ -237,17 +240,20 @@ class _EpisodeRun:
         current = without_old_value(memory)
         reading = replace(lead, text=current, facts=facts)
         indices = tuple(sorted({s.message_index for s, _, _ in kept}))
-        produced = []
+        produced: list[Pending] = []
         for fact in facts:
             if fact is primary or fact.kind is FactKind.END:
                 draft = replace(self._draft(reading, st, fact), message_indices=indices)
                 entry = self.reconciler.fact(fact, draft, st.at, speaker)
                 if entry is not None:
                     produced.append(entry)
+        self._beside(kept, reading, primary, speaker)
         plain = replace(self._draft(reading, st, None), message_indices=indices)
         if current != memory:  # the words as said stay with the memory; the text holds the current value
             plain = replace(plain, metadata={**plain.metadata, "said": memory})
-        if not any(e.draft is not None and e.draft.text == plain.text for e in produced):
+        if not any(e.draft is not None and e.draft.text == plain.text for e in produced) and not self._confirmed_all(
+            plain.text
+        ):
             # Lossless: the statement is kept in its own words even when its fact was already known.
             entry = self.reconciler.plain(plain, st.at, speaker)
             if entry is not None:
@@ -260,6 +266,36 @@ class _EpisodeRun:
             if mention is not None and finished and not done.tense.future:
                 verb = first_verb(mention.rest) if done.tense.past else None
                 self.plans.complete(mention.subject, verb, done_st.text, produced, plain, done_st.at, speaker)
+
+    def _confirmed_all(self, text: str) -> bool:
+        """Whether a memory this episode just confirmed (NOOP) already holds every content word of ``text``."""
+        words = content_tokens(text) - _CONFIRMING
+        confirmed = self.ledger.confirmed()
+        for record in self.ledger.stored_similar(text, None):
+            if record.id in confirmed:
+                heads = {t[:3] for t in content_tokens(record.text)} | {"user"}
+                if all(w[:3] in heads for w in words):
+                    return True
+        return False
+
+    def _beside(self, kept: list[_Kept], reading: _Reading, primary: Fact | None, speaker: str) -> None:
+        """Further slot facts of the memory ("I moved to Denver. I'm a nurse"), each kept beside it in the words
+        of its own statement, so that changing one later leaves the others current."""
+        slots = {primary.slot} if primary is not None else set()
+        for st, own, _ in kept:
+            for fact in own.facts:
+                if reading.subject != speaker and fact.subject == speaker:
+                    continue  # the memory is about someone else: no fact of the speaker's comes from it
+                if fact is primary or fact.kind is not FactKind.STATE or fact.slot in slots:
+                    continue
+                slots.add(fact.slot)
+                text = resolve_times(st.text, st.at, own.tense).text
+                draft = self._draft(replace(reading, text=text, timing=own.timing), st, fact)
+                # On the memory's topics too, so whatever replaces the memory replaces this fact with it.
+                topics = sorted(topics_of(reading.text) | topics_of(text))
+                metadata = {**draft.metadata, "topics": topics}
+                draft = replace(draft, message_indices=(st.message_index,), metadata=metadata)
+                self.reconciler.fact(fact, draft, st.at, speaker)
 
     def _forget(self, st: Statement, topic: str) -> None:
         if _PRONOUN_TOPIC.match(topic.strip()) and (name := self._named_before(st)) is not None:
@@ -285,7 +321,8 @@ class _EpisodeRun:
             pairs = [(f, self._draft(reading, st, f)) for f in reading.facts if f.kind is FactKind.STATE]
         if correction.old is not None and same_value(correction.old, correction.new):
             return False  # "it's a CX-3 not a 3": nothing to swap; the statement is kept as said
-        return self.reviser.correct(correction, st.speaker.subject, pairs, st.at, st.message_index)
+        self.reviser.correct(correction, st.speaker.subject, pairs, st.at, st.message_index)
+        return True  # a correction of something never said is not itself a memory
 
     def assistant(self, st: Statement) -> None:
         """Only recommendations are kept from assistant turns, and they belong to the agent."""
