@@ -1,13 +1,21 @@
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from memscribe import Memory
 from memscribe.core.clock import FrozenClock
+
+# The suite runs the same generated cases every time (and keeps no example database), so a red run is
+# reproducible; `HYPOTHESIS_PROFILE=explore` searches afresh.
+settings.register_profile("repeatable", derandomize=True, database=None)
+settings.register_profile("explore")
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 
 @pytest.fixture

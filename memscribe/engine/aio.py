@@ -94,7 +94,7 @@ class AsyncMemory:
         kwargs["session_id"] = session_id or run_id
         episode = writing.prepare_episode(self._core, messages, **kwargs)
         await self._run(self._sync._recover)
-        state = await self._run(self._sync._store_episode, episode, wait=True)
+        state = await self._run(self._sync._store_episode, self._sync._core, episode, wait=True)
         if state.status == "done":
             return cast(AddResult, await self._run(writing.results_from_journal, self._core, episode))
         for attempt in range(self._core.max_retries + 1):
