@@ -16,7 +16,17 @@ from memscribe import types as shapes
 from memscribe.client import AsyncMemoryClient, MemoryClient
 
 # What the HTTP clients cannot offer: work that needs the store in process.
-LOCAL_ONLY = {"process_pending", "pending", "retry_pending", "flush", "replay", "consolidate", "profile", "reindex", "close"}
+LOCAL_ONLY = {
+    "process_pending",
+    "pending",
+    "retry_pending",
+    "flush",
+    "replay",
+    "consolidate",
+    "profile",
+    "reindex",
+    "close",
+}
 CLIENT_ALSO = {"health", "aclose"}
 
 

@@ -60,17 +60,25 @@ def _keys(ctx: click.Context, keys_file: str | None) -> Any:
 @click.option("--port", default=DEFAULT_PORT, show_default=True, type=click.IntRange(0, 65535))
 @click.option("--no-auth", is_flag=True, help="Serve one tenant without API keys (loopback addresses only).")
 @click.option(
-    "--admin-key", envvar="MEMSCRIBE_ADMIN_KEY", default=None,
+    "--admin-key",
+    envvar="MEMSCRIBE_ADMIN_KEY",
+    default=None,
     help="Admin key [env MEMSCRIBE_ADMIN_KEY]; prefer the variable or --admin-key-file (argv is visible to all).",
 )
-@click.option("--admin-key-file", default=None, type=click.Path(dir_okay=False, exists=True),
-              help="Read the admin key from this file (first line).")
-@click.option("--cors-origin", "cors_origins", multiple=True, help="Allow browser calls from this origin.")
-@click.option("--allowed-host", "allowed_hosts", multiple=True,
-              help="Another Host name to answer (behind a proxy); others are refused.")
 @click.option(
-    "--max-body", default=1 * MiB, show_default=True, type=click.IntRange(1024), help="Body limit, bytes."
+    "--admin-key-file",
+    default=None,
+    type=click.Path(dir_okay=False, exists=True),
+    help="Read the admin key from this file (first line).",
 )
+@click.option("--cors-origin", "cors_origins", multiple=True, help="Allow browser calls from this origin.")
+@click.option(
+    "--allowed-host",
+    "allowed_hosts",
+    multiple=True,
+    help="Another Host name to answer (behind a proxy); others are refused.",
+)
+@click.option("--max-body", default=1 * MiB, show_default=True, type=click.IntRange(1024), help="Body limit, bytes.")
 @click.option("--keys-file", default=None, help="API key database (default: keys.db beside the store).")
 @click.option("--log-level", default="info", type=click.Choice(["debug", "info", "warning", "error"]))
 @writer_options

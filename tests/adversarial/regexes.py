@@ -9,6 +9,7 @@ import re
 from typing import Any
 
 import memscribe
+from memscribe.errors import ConfigError
 
 SKIP_PACKAGES = ("memscribe.bench", "memscribe.testing")  # not on the path of user input
 
@@ -92,7 +93,7 @@ def module_patterns() -> list[tuple[str, re.Pattern[str]]]:
             continue
         try:
             module = importlib.import_module(info.name)
-        except ImportError:  # an extra that is not installed
+        except (ImportError, ConfigError):  # an extra that is not installed
             continue
         for name, value in vars(module).items():
             if name.startswith("__"):
