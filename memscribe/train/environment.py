@@ -183,7 +183,8 @@ class MemoryEnv:
     def _memory(self, path: Path, chat: ChatModel) -> Iterator[_Open]:
         from memscribe import Memory
 
-        writer = ProWriter(chat, max_messages=10_000, max_chunk_tokens=1_000_000)
+        # The rollout is judged as written: no lite rules fill in for unusable text.
+        writer = ProWriter(chat, max_messages=10_000, max_chunk_tokens=1_000_000, fallback=False)
         clock = FrozenClock(self.scenario.chunks[0].timestamp if self.scenario.chunks else None)
         memory = Memory(path, writer=writer, embedder=self.embedder, clock=clock)
         try:
