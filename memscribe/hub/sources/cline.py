@@ -29,7 +29,6 @@ EXTENSIONS = {
     "kilocode.kilo-code": "kilo-code",
 }
 _EDITORS = ("Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf")
-_TASK = re.compile(r"<task>(.*?)</task>", re.DOTALL)
 _FEEDBACK = re.compile(r"</?(?:feedback|answer|user_message)>")
 
 
@@ -133,8 +132,8 @@ def _message(key: str, m: dict[str, Any], when: Any, names: dict[str, str], resu
                 )
             )
     raw = "\n".join(texts)
-    task = _TASK.search(raw)
-    text = clean_text(_FEEDBACK.sub("", task.group(1) if task else raw))
+    task = _between(raw, "<task>", "</task>")
+    text = clean_text(_FEEDBACK.sub("", task if task is not None else raw))
     if role == "user":
         if text:
             out.append(Turn(key, "user", text, when))  # after the results it carries, as the model read them
@@ -145,3 +144,13 @@ def _message(key: str, m: dict[str, Any], when: Any, names: dict[str, str], resu
         return [Turn(key, "assistant", text, when, tuple(calls))] if text or calls else []
     result.skip(f"role/{role}")
     return []
+
+
+def _between(text: str, start: str, end: str) -> str | None:
+    """The text between the first ``start`` and the ``end`` after it, or None; linear where a lazy regex
+    (``<task>(.*?)</task>``) is quadratic on a long text with no closing tag."""
+    begin = text.find(start)
+    if begin < 0:
+        return None
+    stop = text.find(end, begin + len(start))
+    return None if stop < 0 else text[begin + len(start) : stop]
