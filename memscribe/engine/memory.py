@@ -138,6 +138,7 @@ class Memory:
         self._closing = False
         self._again = False
         self._queued: builtins.list[tuple[Core, Any]] = []  # (core, episode) acknowledged with wait=False
+        self._raw: Core | None = None
         self._pending = PendingRunner(self._core, self._process_with, self._chat_factory)
 
     # -- write -----------------------------------------------------------------------------------
@@ -184,11 +185,14 @@ class Memory:
         return cast(AddResult, self._process_with(core, episode))
 
     def _raw_core(self) -> Core:
-        from dataclasses import replace as dc_replace
+        """This Memory's core with the raw writer (``infer=False``), built once."""
+        if self._raw is None:
+            from dataclasses import replace as dc_replace
 
-        from memscribe.engine.writers import make_writer
+            from memscribe.engine.writers import make_writer
 
-        return dc_replace(self._core, writer=make_writer("raw"))
+            self._raw = dc_replace(self._core, writer=make_writer("raw"))
+        return self._raw
 
     def _store_episode(self, core: Core, episode: Any, *, wait: bool) -> EpisodeState:
         """Store the episode for ``core``'s writer; with ``wait``, leased so recovery leaves it to us."""
