@@ -96,7 +96,8 @@ def test_install_parses_is_idempotent_and_uninstall_restores_bytes(name: str, ho
     if name in HOOK_FILES:
         hooks = _parse(home / HOOK_FILES[name], "json")["hooks"]
         commands = json.dumps(hooks)
-        assert f"{ctx.python} -m memscribe.cli.hub_hook {name}" in commands
+        assert json.dumps(ctx.hook(name))[1:-1] in commands
+        assert " -S " in ctx.hook(name) and ctx.hook(name).endswith(f"memscribe/hub/feed/hook.py {name}")
         assert all(isinstance(v, list) and v for v in hooks.values())
     second = feed.install(name, ctx)
     assert second.changed == [] and second.left_alone == []

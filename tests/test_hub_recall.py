@@ -54,7 +54,7 @@ def world(tmp_path: Path) -> dict[str, Any]:
 @pytest.fixture
 def daemon(world: dict[str, Any]) -> Iterator[Path]:
     env = {k: v for k, v in world["env"].items() if k != "MEMSCRIBE_HOOK_DAEMON"}
-    path = socket_path(env)
+    path = Path(socket_path(env))
     path.parent.mkdir(parents=True, exist_ok=True)
     proc = subprocess.Popen([sys.executable, "-m", "memscribe.hub.feed.daemon", str(path), "--idle", "60"], env=env)
     deadline = time.monotonic() + 30
@@ -212,3 +212,37 @@ def test_an_unrelated_prompt_gets_nothing(world: dict[str, Any], daemon: Path) -
         world, "claude-code", _prompt_payload("claude-code", world["project"], "what's the weather in Paris")
     )
     assert out == {} and err == ""
+
+
+def test_the_installed_command_is_answered_warm(world: dict[str, Any], daemon: Path) -> None:
+    """The command ``hub install`` writes (``python -S …/hook.py TOOL``) goes to the daemon: no engine load."""
+    from memscribe.hub.feed.tools import Ctx
+
+    command = Ctx(home=Path.home(), exe="memscribe", state=Path.home(), python=sys.executable).hook("claude-code")
+    payload = json.dumps(_prompt_payload("claude-code", world["project"], "which database do the orders use?"))
+    env = {**world["env"], "PYTHONVERBOSE": "1"}  # every import on stderr: the warm path loads no memscribe module
+    done = subprocess.run(["sh", "-c", command], input=payload, capture_output=True, text=True, env=env, timeout=60,
+                          check=True, cwd=world["project"])  # fmt: skip
+    assert DECISION in _context("claude-code", json.loads(done.stdout))
+    imported = [line for line in done.stderr.splitlines() if line.startswith("import ")]
+    assert imported and not [line for line in imported if "memscribe" in line or "'json" in line]
+
+
+def test_the_raw_request_keeps_every_field() -> None:
+    from memscribe.hub.feed.daemon import raw_request
+    from memscribe.hub.feed.hook import RAW_MAGIC
+
+    stdin = '{"prompt": "caf\\u00e9 \\u0000"}'
+    data = RAW_MAGIC + "\0".join(["codex", "/w/é", "ana", "\x01", "300"]).encode() + b"\0" + stdin.encode()
+    assert raw_request(data) == {"tool": "codex", "cwd": "/w/é", "user": "ana", "project": None, "budget": 300,
+                                 "stdin": stdin}  # fmt: skip
+    assert raw_request(RAW_MAGIC + b"codex\0/w") == {}
+
+
+def test_the_socket_lives_in_the_default_home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from memscribe.config import default_home
+
+    monkeypatch.delenv("MEMSCRIBE_HOME", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", f"/tmp/ms-{os.getpid()}")  # short: AF_UNIX paths are limited
+    env = {k: v for k, v in os.environ.items() if k != "MEMSCRIBE_HOME"}
+    assert Path(socket_path(env)).parent == default_home() / "hub"

@@ -15,11 +15,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memscribe.hub.feed import recall
+from memscribe.hub.feed.hook import RAW_MAGIC
 
 if TYPE_CHECKING:
     from memscribe.engine.memory import Memory
 
-__all__ = ["handle", "serve"]
+__all__ = ["handle", "raw_request", "serve"]
 
 _TOOLS = set(recall.HOOK_TOOLS)
 
@@ -80,14 +81,31 @@ def _bind(path: Path) -> socket.socket | None:
     return server
 
 
+def raw_request(data: bytes) -> dict[str, Any]:
+    """A request in the hook client's raw framing: tool, cwd, user, project, budget, then the hook's stdin."""
+    fields = data[len(RAW_MAGIC) :].split(b"\0", 5)
+    if len(fields) != 6:
+        return {}
+    tool, cwd, user, project, budget = (f.decode("utf-8", "surrogateescape") for f in fields[:5])
+    stdin = fields[5].decode("utf-8", "replace")
+    return {"tool": tool, "cwd": cwd, "user": user or None, "project": None if project == "\x01" else project,
+            "budget": int(budget) if budget.isdigit() else None, "stdin": stdin}  # fmt: skip
+
+
 def _serve_one(conn: socket.socket, memory: Memory) -> None:
     with conn:
         conn.settimeout(5.0)
         chunks = []
         while chunk := conn.recv(65536):
             chunks.append(chunk)
+        data = b"".join(chunks)
+        if data.startswith(RAW_MAGIC):  # the hook client: the stdout bytes, then NUL and any error
+            reply = handle(raw_request(data), memory)
+            out = json.dumps(reply["answer"], ensure_ascii=False).encode() + b"\n"
+            conn.sendall(out + (b"\0" + str(reply["error"]).encode() if reply.get("error") else b""))
+            return
         try:
-            request = json.loads(b"".join(chunks))
+            request = json.loads(data)
         except ValueError:
             request = {}
         conn.sendall(json.dumps(handle(request if isinstance(request, dict) else {}, memory)).encode())

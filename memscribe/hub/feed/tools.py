@@ -20,6 +20,7 @@ __all__ = ["TOOLS", "Ctx", "Edit", "ServerCheck", "Tool", "digest_text"]
 
 SERVER = "memscribe"
 HOOK_TIMEOUT_S = 10
+HOOK_CLIENT = str(Path(__file__).with_name("hook.py"))
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,8 @@ class Ctx:
         return Path(value).expanduser() if value else self.home / default
 
     def hook(self, tool: str) -> str:
-        return f"{shlex.quote(self.python)} -m memscribe.cli.hub_hook {tool}"
+        """The hook command: the lean client by its path, without ``site`` (see :mod:`memscribe.hub.feed.hook`)."""
+        return f"{shlex.quote(self.python)} -S {shlex.quote(HOOK_CLIENT)} {tool}"
 
     @property
     def args(self) -> list[str]:
