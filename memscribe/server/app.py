@@ -53,6 +53,7 @@ def create_app(settings: ServerSettings) -> FastAPI:
     """A FastAPI app serving ``settings.store_path``. Nothing is opened until the first request."""
     from memscribe import __version__
     from memscribe.server.routes import admin, data, mem0, mem0_platform, memories
+    from memscribe.server.ui import mount_ui
 
     state = ServerState(
         settings=settings,
@@ -76,6 +77,7 @@ def create_app(settings: ServerSettings) -> FastAPI:
     install_error_handlers(app)
     for module in (memories, mem0, mem0_platform, data, admin):
         app.include_router(module.router)
+    mount_ui(app)
     app.add_middleware(BodyLimitMiddleware, limit=settings.max_body_bytes,
                        large={"/v1/import": settings.max_import_bytes})  # fmt: skip
     if settings.cors_origins:
