@@ -22,6 +22,7 @@ from memscribe.cli.hub_feed_cmds import attach as attach_hub_feed
 from memscribe.cli.output import report_error
 from memscribe.cli.state import CliState
 from memscribe.cli.train_cmds import register as register_train
+from memscribe.cli.ui_cmd import ui_cmd
 from memscribe.errors import MemscribeError
 from memscribe.mcp.cli import register as register_mcp
 from memscribe.server.cli import register as register_server
@@ -97,7 +98,7 @@ def cli(
     ctx.obj = CliState(settings=resolve_settings(flags), json=json_output)
 
 
-for _command in (*memory_cmds.COMMANDS, *admin_cmds.COMMANDS, doctor_cmd, bench_group, hub_group):
+for _command in (*memory_cmds.COMMANDS, *admin_cmds.COMMANDS, doctor_cmd, bench_group, hub_group, ui_cmd):
     cli.add_command(_command)
 attach_hub_feed(hub_group)
 # The server and MCP commands import their frameworks only when run, so the base install keeps working.

@@ -192,3 +192,12 @@ def test_bundled_assets_are_served(open_ui: TestClient) -> None:
     assert open_ui.get("/ui/static/../app.py").status_code == 404
     assert open_ui.get("/ui/static/nope.js").status_code == 404
     assert open_ui.get("/ui").status_code == 308
+
+
+def test_an_empty_store_has_pages_too(tmp_path: Path) -> None:
+    settings = ServerSettings(store_path=tmp_path / "empty.db", no_auth=True, embedder="hash")
+    with _client(settings) as c:
+        assert c.get("/ui/").status_code == 200
+        assert "no memories yet" in c.get("/ui/search", params={"q": "x"}).text
+        assert c.get("/ui/timeline").status_code == 200 and c.get("/ui/sources").status_code == 200
+        assert c.get("/ui/memories/nope").status_code == 404

@@ -27,7 +27,7 @@ _DONE = {
 
 def choose_user(memory: Memory, requested: str | None) -> tuple[str | None, list[dict[str, Any]]]:
     """The user to show (the one asked for, else the only one) and every user of the tenant."""
-    users = list(memory.stats()["users"])
+    users = list(memory.stats().get("users", []))
     if requested:
         return requested, users
     return (str(users[0]["user_id"]) if len(users) == 1 else None), users
@@ -70,7 +70,7 @@ def overview(request: Request, user: str | None = None) -> Response:
                 html('<a href="{h}">timeline</a>', h=url("/ui/timeline", user=u["user_id"])),
                 html('<a href="{h}">purge…</a>', h=url("/ui/purge", user=u["user_id"])),
             ]
-            for u in stats["users"]
+            for u in stats.get("users", [])
         ]
         users = table(["user", "current memories", "last change", "", ""], rows, caption="Users")
         return Page(
