@@ -15,7 +15,7 @@ FORMATTED := memscribe/settings.py memscribe/types.py memscribe/cli memscribe/cl
 	tests/test_cli_app.py tests/test_types.py tests/test_add_reasons.py tests/test_sdk_mem0.py
 DATA ?= $(wildcard ../shared/data)
 
-.PHONY: demo test test-slow test-llm test-train bench-llm lint bench bench-speed bench-updates bench-locomo bench-load bench-vectors clean
+.PHONY: demo test test-ui test-slow test-llm test-train bench-llm lint bench bench-speed bench-updates bench-locomo bench-load bench-vectors clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,14 @@ demo: $(BASE_STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest
+
+# The web UI in headless Chromium (tests/ui, marker ui): Debian's chromium (apt-get; CI runs as root) driven by
+# Playwright's Python package through its executable path, never Playwright's own browser downloads. Any console
+# or page error fails a test; screenshots land in .artifacts/ui/.
+test-ui: $(STAMP)
+	command -v chromium >/dev/null || apt-get install -y chromium || (apt-get update && apt-get install -y chromium)
+	$(PY) -c "import playwright" 2>/dev/null || PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 $(PY) -m pip install --quiet "playwright>=1.40"
+	$(PY) -m pytest tests/ui -m ui
 
 # The adversarial runs that take minutes: the kill -9 soak, negative fuzzing, 1 MB ReDoS budgets.
 test-slow: $(STAMP)

@@ -118,8 +118,10 @@ def test_forget_needs_csrf_and_confirmation_then_the_memory_is_gone(open_ui: Tes
 
 def test_purge_needs_the_user_typed(open_ui: TestClient) -> None:
     token = _csrf(open_ui.get("/ui/purge", params={"user": "bob"}).text)
-    assert _form(open_ui, "/ui/purge", user="bob", confirm="yes", typed="bo", csrf=token).status_code == 400
-    assert "bob" in open_ui.get("/ui/").text
+    again = _form(open_ui, "/ui/purge", user="bob", confirm="yes", typed="bo", csrf=token)
+    assert "does not match; nothing was purged" in again.text and 'id="typed"' in again.text
+    assert _form(open_ui, "/ui/purge", user="bob", typed="bob", csrf=token).status_code == 400  # no button
+    assert "/ui/purge?user=bob" in open_ui.get("/ui/").text
     done = _form(open_ui, "/ui/purge", user="bob", confirm="yes", typed="bob", csrf=token)
     assert done.status_code == 200 and "verified: no byte of it is left" in done.text
     assert "/ui/purge?user=bob" not in open_ui.get("/ui/").text

@@ -25,6 +25,7 @@ _STATIC = {
     "ui.js": "text/javascript",
     "ui.css": "text/css",
     "htmx.LICENSE.txt": "text/plain",
+    "favicon.svg": "image/svg+xml",
 }
 
 
@@ -162,24 +163,27 @@ async def forget(request: Request, memory_id: str) -> Response:
     return await run_in_threadpool(serve_page, request, build)
 
 
+def _purge_confirm(who: Viewer, memory: Memory, user: str, problem: str = "") -> Page:
+    count = memory.stats(user_id=user)["current"]
+    question = html(
+        "{p}Purge everything {u} has in this store ({n} current memories, their history, episodes and "
+        "journal)? This cannot be undone. Type the user id to confirm.",
+        p=html('<span class="error" role="alert">{t}</span> ', t=problem) if problem else "",
+        u=user,
+        n=count,
+    )
+    typed = html('<label for="typed">User id</label><input id="typed" name="typed" autocomplete="off" required>')
+    page = _confirm("Purge a user", question, "/ui/purge", who, {"user": user}, "Purge", url("/ui/", user=user), typed)
+    page.user = user
+    return page
+
+
 @router.get("/purge")
 def purge_page(request: Request, user: str = "") -> Response:
     def build(who: Viewer, memory: Memory) -> Page:
         if not user:
             raise ApiError(400, "bad_request", "purge needs ?user=")
-        count = memory.stats(user_id=user)["current"]
-        question = html(
-            "Purge everything {u} has in this store ({n} current memories, their history, episodes and "
-            "journal)? This cannot be undone. Type the user id to confirm.",
-            u=user,
-            n=count,
-        )
-        typed = html('<label for="typed">User id</label><input id="typed" name="typed" autocomplete="off" required>')
-        page = _confirm(
-            "Purge a user", question, "/ui/purge", who, {"user": user}, "Purge", url("/ui/", user=user), typed
-        )
-        page.user = user
-        return page
+        return _purge_confirm(who, memory, user)
 
     return serve_page(request, build)
 
@@ -191,8 +195,10 @@ async def purge(request: Request) -> Response:
     def build(who: Viewer, memory: Memory) -> Page:
         check_csrf(who, fields.get("csrf"))
         user = fields.get("user", "")
-        if not user or fields.get("confirm") != "yes" or fields.get("typed") != user:
-            raise ApiError(400, "bad_request", "type the user id exactly to confirm the purge")
+        if not user or fields.get("confirm") != "yes":
+            raise ApiError(400, "bad_request", "purging needs a user and the confirmation button")
+        if fields.get("typed") != user:  # asked again, as a form asks again about a wrong field
+            return _purge_confirm(who, memory, user, "The typed user id does not match; nothing was purged.")
         done = memory.purge(user)
         facts = html(
             "<p role='status'>Purged {u}: {m} memories, {e} episodes, {j} journal entries; {v}.</p>"
@@ -201,9 +207,7 @@ async def purge(request: Request) -> Response:
             m=done["memories"],
             e=done["episodes"],
             j=done["journal"],
-            v="verified: no byte of it is left"
-            if done["verified"]
-            else f"NOT verified: {done['leftovers']} left over",
+            v="verified: no byte of it is left" if done["verified"] else f"NOT verified: {done['leftovers']} left over",
         )
         return Page("Purged", facts)
 

@@ -100,6 +100,7 @@ def layout(
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         "<meta name=\"htmx-config\" content='{config}'><title>{title} · memscribe</title>"
+        '<link rel="icon" href="/ui/static/favicon.svg" type="image/svg+xml">'
         '<link rel="stylesheet" href="/ui/static/ui.css"><script src="/ui/static/htmx.min.js" defer></script>'
         '<script src="/ui/static/ui.js" defer></script></head><body>'
         '<a class="skip" href="#main">Skip to content</a><header><a class="brand" href="{home}">memscribe</a>'

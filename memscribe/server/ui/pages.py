@@ -145,7 +145,7 @@ def _chain(versions: list[dict[str, Any]], user: str | None, current: str) -> Ma
             [
                 link,
                 v["version"],
-                _status(v),
+                _status({"status": "retired"} if v.get("retired_at") else v),  # replaced by a later version
                 when(v["valid_from"]),
                 when(v.get("valid_to")),
                 when(v["created_at"]),
