@@ -1,9 +1,9 @@
 // node --test: the plugin against a real memscribe store. MEMSCRIBE_PYTHON names the Python with memscribe
 // installed (default: the repository's .venv). The recall daemon is not started (MEMSCRIBE_HOOK_DAEMON=0):
-// each call answers from the store itself.
+// the first tests answer from the store itself (the cold path), the last from a spawned recall server.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, mkdirSync, existsSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve, dirname } from "node:path";
@@ -64,4 +64,28 @@ test("slash commands, missing Python and timeouts add nothing", async () => {
   assert.equal(await recall({ prompt: "/help", cwd: project, config: { python }, env }), "");
   assert.equal(await recall({ prompt: "orders", cwd: project, config: { python: join(root, "nope") }, env }), "");
   assert.equal(await recall({ prompt: "orders", cwd: project, config: { python, timeoutMs: 1 }, env }), "");
+});
+
+test("a spawned recall server answers, and sees memories written after it started", async () => {
+  const warmEnv = { ...env };
+  delete warmEnv.MEMSCRIBE_HOOK_DAEMON;
+  const where = "from memscribe.hub.feed.hook import socket_path; import os; print(socket_path(os.environ))";
+  const socket = execFileSync(python, ["-c", where], { env: warmEnv }).toString().trim();
+  mkdirSync(dirname(socket), { recursive: true });
+  const server = spawn(python, ["-m", "memscribe.hub.feed.daemon", socket, "--idle", "60"], { env: warmEnv, stdio: "ignore" });
+  try {
+    for (let i = 0; i < 600 && !existsSync(socket); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(existsSync(socket), "the recall server did not start");
+    const add = "from memscribe import Memory; import os, sys; m = Memory(os.path.join(os.environ['MEMSCRIBE_HOME'], " +
+      "'memscribe.db'), writer='raw', embedder='hash'); m.add('Orders deploys go out on Tuesdays only.', " +
+      "user_id='ana', project=sys.argv[1]); m.close()";
+    execFileSync(python, ["-c", add, project], { env: warmEnv });
+    const text = await recall({ prompt: "when do orders deploys go out?", cwd: project, config: { python, timeoutMs: 20000 }, env: warmEnv });
+    assert.match(text, /Tuesdays only/);
+    assert.equal(server.exitCode, null, "the recall server is still serving");
+  } finally {
+    server.kill("SIGTERM");
+    await new Promise((r) => server.once("exit", r));
+  }
+  assert.ok(!existsSync(socket), "the recall server removes its socket on SIGTERM");
 });
