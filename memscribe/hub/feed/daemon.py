@@ -99,10 +99,10 @@ def _serve_one(conn: socket.socket, memory: Memory) -> None:
         while chunk := conn.recv(65536):
             chunks.append(chunk)
         data = b"".join(chunks)
-        if data.startswith(RAW_MAGIC):  # the hook client: the stdout bytes, then NUL and any error
+        if data.startswith(RAW_MAGIC):  # the hook client: the magic, the stdout bytes, then NUL and any error
             reply = handle(raw_request(data), memory)
             out = json.dumps(reply["answer"], ensure_ascii=False).encode() + b"\n"
-            conn.sendall(out + (b"\0" + str(reply["error"]).encode() if reply.get("error") else b""))
+            conn.sendall(RAW_MAGIC + out + (b"\0" + str(reply["error"]).encode() if reply.get("error") else b""))
             return
         try:
             request = json.loads(data)

@@ -98,9 +98,9 @@ def _ask_raw(path: str, tool: str, stdin: bytes, environ: Mapping[str, str], bud
     fields = [tool, os.getcwd(), environ.get("MEMSCRIBE_USER") or "", environ.get("MEMSCRIBE_PROJECT"), str(budget)]
     head = "\0".join("\x01" if f is None else f for f in fields).encode("utf-8", "surrogateescape")
     reply = _exchange(path, RAW_MAGIC + head + b"\0" + stdin, 5.0)
-    if not reply or not reply.startswith(b"{"):
+    if not reply or not reply.startswith(RAW_MAGIC):  # no daemon, or one that predates the raw framing
         return None
-    out, _, error = reply.partition(b"\0")
+    out, _, error = reply[len(RAW_MAGIC) :].partition(b"\0")
     return out, error.decode("utf-8", "replace")
 
 
