@@ -1,5 +1,6 @@
-"""One contract for every VectorIndex adapter: local files (exact and HNSW), Qdrant (local mode on disk and in
-memory), FAISS and Chroma. An adapter whose library is not installed is skipped, saying which extra installs it.
+"""One contract for every VectorIndex adapter: local files (exact and HNSW), Qdrant (local mode on disk with a
+collection per partition; on disk and in memory with one collection and a payload filter), FAISS and Chroma.
+An adapter whose library is not installed is skipped, saying which extra installs it.
 
 Vectors are 16 components of +-0.25: unit length exactly in every float width, so the bytes each backend
 stores (f32, f16, f64, pickled floats) are known and a byte scan of its files can tell whether a deleted
@@ -48,10 +49,16 @@ def _qdrant_path(path: Path) -> VectorIndex:
     return QdrantIndex(path=path / "qdrant")
 
 
+def _qdrant_shared(path: Path) -> VectorIndex:
+    from memscribe.stores.qdrant import QdrantIndex
+
+    return QdrantIndex(path=path / "qdrant", layout="shared")  # a server's layout: one collection, payload filter
+
+
 def _qdrant_memory(path: Path) -> VectorIndex:
     from memscribe.stores.qdrant import QdrantIndex
 
-    return QdrantIndex()
+    return QdrantIndex(layout="shared")
 
 
 def _faiss(path: Path) -> VectorIndex:
@@ -70,6 +77,7 @@ ADAPTERS = [
     Adapter("local", _local),
     Adapter("local-hnsw", _local_hnsw),
     Adapter("qdrant-local", _qdrant_path, needs="qdrant_client"),
+    Adapter("qdrant-shared", _qdrant_shared, needs="qdrant_client"),
     Adapter("qdrant-memory", _qdrant_memory, durable=False, needs="qdrant_client"),
     Adapter("faiss", _faiss, needs="faiss"),
     Adapter("chroma", _chroma, needs="chromadb"),
@@ -244,6 +252,8 @@ def test_no_file_keeps_a_deleted_or_dropped_vector(adapter: Adapter, index: Vect
     files = index.files()
     if not files:
         pytest.skip(f"{adapter.name} owns no local files")
+    if adapter.name == "chroma":  # the one adapter that does not keep this clause (see ChromaIndex's docstring)
+        pytest.xfail("Chroma keeps written vectors in its write-ahead log (embeddings_queue) after a delete")
     assert holds(index.files(), vec(3)), "the scan must see how this backend stores vectors"
     index.delete(A, np.asarray([3], dtype=np.int64))
     index.persist(A, 11)
