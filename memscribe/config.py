@@ -32,6 +32,8 @@ class MemoryConfig:
     tenant: str = "default"
     writer: str = "lite"  # raw | lite | pro | ultra | mem0-protocol | hy-protocol (the last four need ``llm``)
     embedder: str = "local"  # "local" (MiniLM int8 ONNX), "e5" (multilingual) or "hash" (deterministic fake)
+    vectors: str = "local"  # the vector index: "local", "faiss", "qdrant+local", "qdrant://host:6333", ...
+    vectors_api_key: str | None = field(default=None, repr=False)  # a Qdrant or Chroma server's key
     lock_timeout: float = 60.0
     max_retries: int = 3  # re-plans of an episode when a concurrent write changed its candidates
     llm: str | None = None  # "provider:model", e.g. "vllm:Qwen/Qwen3-8B", "ollama:qwen3:8b", "openai:gpt-4.1-mini"

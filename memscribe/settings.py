@@ -50,10 +50,15 @@ ENV_VARS: dict[str, tuple[str, str]] = {
     "MEMSCRIBE_LLM_BASE_URL": ("llm_base_url", "base URL of the model server (default: the provider's)"),
     "MEMSCRIBE_LLM_STRUCTURED": ("llm_structured", "how the model is asked for JSON: json_schema, json_object or none"),
     "MEMSCRIBE_LLM_API_KEY": ("llm_api_key", "API key for the model (else the provider's own variable)"),
+    "MEMSCRIBE_VECTORS": (
+        "vectors",
+        "vector index: local, faiss[:DIR], qdrant+local[:DIR], qdrant://HOST:PORT, chroma[:DIR]",
+    ),
+    "MEMSCRIBE_VECTORS_API_KEY": ("vectors_api_key", "API key for a Qdrant or Chroma server"),
 }
 # Settings the config file may hold (never the home, which locates the file, nor a secret).
 FILE_KEYS = frozenset(
-    {"db", "writer", "embedder", "tenant", "user", "project", "llm", "llm_base_url", "llm_structured"}
+    {"db", "writer", "embedder", "tenant", "user", "project", "llm", "llm_base_url", "llm_structured", "vectors"}
 )
 
 
@@ -80,6 +85,7 @@ class Settings:
     project: Setting = Setting(None, "default")
     llm_structured: Setting = Setting(None, "default")
     config: Setting = Setting(None, "default")
+    vectors: Setting = Setting(None, "default")
 
     def rows(self) -> list[tuple[str, str | None, str]]:
         """(name, value, source) for every setting, in declaration order."""
@@ -170,6 +176,7 @@ def resolve_settings(flags: Mapping[str, str | None], environ: Mapping[str, str]
         project=src.pick("project", "MEMSCRIBE_PROJECT", None),
         llm_structured=src.pick("llm_structured", "MEMSCRIBE_LLM_STRUCTURED", None),
         config=Setting(str(config_path), "env" if explicit else ("file" if file else "default")),
+        vectors=src.pick("vectors", "MEMSCRIBE_VECTORS", None),
     )
 
 
@@ -218,6 +225,8 @@ def memory_config(settings: Settings, environ: Mapping[str, str] | None = None) 
         llm_base_url=settings.llm_base_url.value,
         llm_api_key=key,
         llm_options={"structured": settings.llm_structured.value} if settings.llm_structured.value else {},
+        vectors=settings.vectors.value or MemoryConfig().vectors,
+        vectors_api_key=env.get("MEMSCRIBE_VECTORS_API_KEY"),
     )
 
 

@@ -12,6 +12,9 @@
   saved index) with the resident memory it adds; and the sizes of the database and index files.
 - **weight**: the size of site-packages and of the base install's own distributions.
 
+With ``--store sqlite,qdrant,...`` the add and search measurements run once per store (``speed_stores``:
+SQLite records with each vector index, or any registered backend), side by side in one report.
+
 Each size runs in a fresh process so its memory figures start from a clean baseline.
 """
 
@@ -62,6 +65,7 @@ class SpeedParams:
     add_at: int = 10_000  # one-message adds into a store of this many memories (0: skip)
     adds: int = 400
     add_writers: tuple[str, ...] = ("raw", "lite")
+    stores: tuple[str, ...] = ("sqlite",)  # names in memscribe.bench.speed_stores.STORES
 
 
 def measure_import(runs: int) -> dict[str, Any]:
@@ -80,8 +84,9 @@ def measure_import(runs: int) -> dict[str, Any]:
             "import_with_memory_ms": round(statistics.median(with_memory), 1)}  # fmt: skip
 
 
-def measure_add(p: SpeedParams, workdir: Path) -> dict[str, Any]:
+def measure_add(p: SpeedParams, workdir: Path, store: str = "sqlite") -> dict[str, Any]:
     """Turns per second through Memory.add, embedding included (model load excluded, reported apart)."""
+    from memscribe.bench.speed_stores import open_store
     from memscribe.engine.memory import Memory
     from memscribe.providers.registry import make_embedder
 
@@ -91,14 +96,14 @@ def measure_add(p: SpeedParams, workdir: Path) -> dict[str, Any]:
     load_ms = (time.perf_counter() - started) * 1000
     episodes = list(speed_data.conversation(p.turns, seed=p.seed))
     timings = []
-    with Memory(workdir / "add.db", writer=p.writer, embedder=embedder) as memory:
+    with Memory(store=open_store(store, workdir / f"add-{store}"), writer=p.writer, embedder=embedder) as memory:
         for i, messages in enumerate(episodes):
             started = time.perf_counter()
             memory.add(messages, user_id=USER, timestamp=f"2024-01-01T00:{i // 60 % 60:02d}:{i % 60:02d}Z")
             timings.append((time.perf_counter() - started) * 1000)
     total_s = sum(timings) / 1000
     return {
-        "writer": p.writer, "embedder": embedder.model_id, "turns": p.turns, "episodes": len(episodes),
+        "store": store, "writer": p.writer, "embedder": embedder.model_id, "turns": p.turns, "episodes": len(episodes),
         "turns_per_s": round(p.turns / total_s, 1), "add_p50_ms": round(percentile(timings, 50), 2),
         "add_p95_ms": round(percentile(timings, 95), 2), "model_load_ms": round(load_ms, 1),
     }  # fmt: skip
@@ -157,19 +162,20 @@ def _summary(prefix: str, timings: list[float]) -> dict[str, float]:
             f"{prefix}_p95_ms": round(percentile(timings, 95), 2)}  # fmt: skip
 
 
-def measure_search(n: int, p: SpeedParams, workdir: str) -> dict[str, Any]:
-    """Search latency at ``n`` memories. Runs in its own process (see run_speed)."""
+def measure_search(n: int, p: SpeedParams, workdir: str, store_name: str = "sqlite") -> dict[str, Any]:
+    """Search latency at ``n`` memories in store ``store_name``. Runs in its own process (see run_speed)."""
+    from memscribe.bench.speed_stores import open_store
     from memscribe.engine.memory import Memory
     from memscribe.providers.registry import make_embedder
-    from memscribe.stores.sqlite import SQLiteStore
 
     (Path(workdir) / "stores").mkdir(exist_ok=True)
-    path = Path(tempfile.mkdtemp(prefix=f"speed-{n}-", dir=Path(workdir) / "stores")) / "memscribe.db"
+    path = Path(tempfile.mkdtemp(prefix=f"speed-{store_name}-{n}-", dir=Path(workdir) / "stores"))
     embedder = make_embedder(p.embedder)
     queries = speed_data.questions(p.queries, seed=p.seed + 1)
     wrapped = PrecomputedQueries(embedder, queries)
-    store = SQLiteStore(path)
-    row: dict[str, Any] = {"n": n, "path": str(path), **_insert(store, embedder, n, p, _stderr_log)}
+    store = open_store(store_name, path)
+    row: dict[str, Any] = {"n": n, "store": store_name, "path": str(path)}
+    row |= _insert(store, embedder, n, p, _stderr_log)
     memory = Memory(store=store, embedder=wrapped, writer="raw")
     started = time.perf_counter()
     memory.search(queries[0], user_id=USER)  # cold: the ANN index is built from SQLite here
@@ -181,24 +187,26 @@ def measure_search(n: int, p: SpeedParams, workdir: str) -> dict[str, Any]:
     row |= _summary("search_no_embed", _timed_searches(memory, queries))
     row |= _summary("embed_only", [wrapped.time_model(q) for q in queries[:50]])
     row |= stage_timings(store, wrapped, queries, USER)
+    index_files = store.vectors.files() if hasattr(store, "vectors") else []
     memory.close()  # saves the index beside the database
-    files = [f for f in path.parent.glob("memscribe.db*") if f.is_file()]
+    files = [f for f in path.glob("memscribe.db*") if f.is_file()]
     row["db_mb"] = round(sum(f.stat().st_size for f in files) / 2**20, 1)
-    row["index_file_mb"] = round(sum(f.stat().st_size for f in store.vectors.files()) / 2**20, 1)
+    index_files = store.vectors.files() if hasattr(store, "vectors") else index_files
+    row["index_file_mb"] = round(sum(f.stat().st_size for f in index_files if f.is_file()) / 2**20, 1)
     return row
 
 
-def measure_reopen(path: str, p: SpeedParams) -> dict[str, Any]:
+def measure_reopen(path: str, p: SpeedParams, store_name: str = "sqlite") -> dict[str, Any]:
     """In a fresh process: the first search on a reopened store (loads the saved index) and the resident
     memory that opening the store and loading its index adds (modules and model are loaded beforehand)."""
+    from memscribe.bench.speed_stores import open_store
     from memscribe.engine.memory import Memory
     from memscribe.providers.registry import make_embedder
-    from memscribe.stores.sqlite import SQLiteStore
 
     queries = speed_data.questions(2, seed=p.seed + 1)
     wrapped = PrecomputedQueries(make_embedder(p.embedder), queries)
     before = rss_mb()
-    memory = Memory(store=SQLiteStore(path), embedder=wrapped, writer="raw")
+    memory = Memory(store=open_store(store_name, Path(path)), embedder=wrapped, writer="raw")
     started = time.perf_counter()
     memory.search(queries[1], user_id=USER)
     elapsed = (time.perf_counter() - started) * 1000
@@ -224,8 +232,11 @@ def run_speed(
     log("measuring import time")
     report: dict[str, Any] = {"meta": _meta(p), "import": measure_import(p.import_runs)}
     with tempfile.TemporaryDirectory(prefix="memscribe-speed-", dir=workdir) as tmp:
-        log(f"measuring add throughput ({p.turns} turns, writer {p.writer})")
-        report["add"] = measure_add(p, Path(tmp))
+        report["add_by_store"] = {}
+        for store in p.stores:
+            log(f"measuring add throughput ({p.turns} turns, writer {p.writer}, store {store})")
+            report["add_by_store"][store] = measure_add(p, Path(tmp), store)
+        report["add"] = report["add_by_store"][p.stores[0]]
         if p.add_at:
             from memscribe.bench.speed_add import measure_add_at
 
@@ -233,13 +244,14 @@ def run_speed(
             report["add_at"] = _in_fresh_process(measure_add_at, p, tmp)["rows"]
         report["search"] = []
         for n in p.sizes:
-            log(f"measuring search at {n:,} memories")
-            row = _in_fresh_process(measure_search, n, p, tmp)
-            row |= _in_fresh_process(measure_reopen, row.pop("path"), p)
-            p50, bare = row["search_p50_ms"], row["search_no_embed_p50_ms"]
-            log(f"  n={n}: search p50 {p50} ms, {bare} ms without query embedding")
-            report["search"].append(row)
-            shutil.rmtree(Path(tmp) / "stores", ignore_errors=True)
+            for store in p.stores:
+                log(f"measuring search at {n:,} memories, store {store}")
+                row = _in_fresh_process(measure_search, n, p, tmp, store)
+                row |= _in_fresh_process(measure_reopen, row.pop("path"), p, store)
+                p50, bare = row["search_p50_ms"], row["search_no_embed_p50_ms"]
+                log(f"  n={n} {store}: search p50 {p50} ms, {bare} ms without query embedding")
+                report["search"].append(row)
+                shutil.rmtree(Path(tmp) / "stores", ignore_errors=True)
     report["weight"] = venv_size()
     return report
 
@@ -302,6 +314,10 @@ def _parse_sizes(options: tuple[str, ...], extra: tuple[int, ...]) -> tuple[int,
 )
 @click.option("--adds", default=400, show_default=True, type=click.IntRange(min=1), help="Adds per writer there.")
 @click.option("--add-writers", default="raw,lite", show_default=True, help="Writers for those adds, comma-separated.")
+@click.option(
+    "--store", "stores", default="sqlite", show_default=True,
+    help="Stores to compare side by side, comma-separated: sqlite, qdrant, faiss, chroma (or registered ones).",
+)
 @click.option("--import-runs", default=5, show_default=True, help="Fresh interpreters for the import time.")
 @click.option(
     "--output",
@@ -314,16 +330,21 @@ def _parse_sizes(options: tuple[str, ...], extra: tuple[int, ...]) -> tuple[int,
 @click.option("--json", "as_json", is_flag=True, help="Print the JSON report instead of tables.")
 def command(
     extra_sizes: tuple[int, ...], sizes: tuple[str, ...], queries: int, turns: int, writer: str,
-    embedder: str, real_max: int, users: int, add_at: int, adds: int, add_writers: str, import_runs: int,
-    output: Path, as_json: bool,
+    embedder: str, real_max: int, users: int, add_at: int, adds: int, add_writers: str, stores: str,
+    import_runs: int, output: Path, as_json: bool,
 ) -> None:  # fmt: skip
     """Measure import time, add throughput, search latency at N memories, index memory and install size."""
     from memscribe.bench.speed_report import render
+    from memscribe.bench.speed_stores import parse_stores
 
     writers = tuple(w.strip() for w in add_writers.split(",") if w.strip())
+    try:
+        chosen = parse_stores(stores)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--store") from None
     params = SpeedParams(sizes=_parse_sizes(sizes, extra_sizes), queries=queries, turns=turns, writer=writer,
                          embedder=embedder, real_max=real_max, import_runs=import_runs, users=users, add_at=add_at,
-                         adds=adds, add_writers=writers)  # fmt: skip
+                         adds=adds, add_writers=writers, stores=chosen)  # fmt: skip
     report = run_speed(params)
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps(report, indent=2))

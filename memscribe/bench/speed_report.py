@@ -58,15 +58,39 @@ def render(report: dict[str, Any]) -> None:
     out.print(head)
     if report.get("add_at"):
         _add_at_table(out, report["add_at"])
+    stores = list(dict.fromkeys(row.get("store", "sqlite") for row in report["search"]))
+    if len(stores) > 1:
+        _stores_table(out, report)
     table = Table(title="search through Memory.search (limit 10)", title_justify="left")
     table.add_column("memories", style="bold")
     for row in report["search"]:
-        table.add_column(f"{row['n']:,}", justify="right")
+        label = f"{row['n']:,}" if len(stores) == 1 else f"{row['n']:,} {row.get('store', 'sqlite')}"
+        table.add_column(label, justify="right")
     for key, title, fmt in _SEARCH_COLUMNS[1:]:
         table.add_row(title, *(_cell(row.get(key), fmt) for row in report["search"]))
     out.print(table)
     for row in report["search"]:
         out.print(f"[dim]{row['n']:,} memories: {row['vectors']}[/dim]")
+
+
+def _stores_table(out: Any, report: dict[str, Any]) -> None:
+    """Stores side by side: add throughput, bulk insert and search latency at each size."""
+    from rich.table import Table
+
+    adds = report.get("add_by_store", {})
+    table = Table(title="stores side by side (search: Memory.search, limit 10)", title_justify="left")
+    for column in ("store", "memories", "add turns/s", "bulk insert/s", "search p50 ms", "search p95 ms",
+                   "p50 ms, vector given", "p95 ms, vector given", "first search ms"):  # fmt: skip
+        table.add_column(column, justify="left" if column == "store" else "right")
+    for row in report["search"]:
+        add = adds.get(row.get("store", "sqlite"), {})
+        table.add_row(
+            row.get("store", "sqlite"), f"{row['n']:,}", _cell(add.get("turns_per_s"), "{}"),
+            _cell(row.get("insert_per_s"), "{:,}"), _cell(row.get("search_p50_ms"), "{}"),
+            _cell(row.get("search_p95_ms"), "{}"), _cell(row.get("search_no_embed_p50_ms"), "{}"),
+            _cell(row.get("search_no_embed_p95_ms"), "{}"), _cell(row.get("first_search_ms"), "{:,}"),
+        )  # fmt: skip
+    out.print(table)
 
 
 def _add_at_table(out: Any, rows: list[dict[str, Any]]) -> None:

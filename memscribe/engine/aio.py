@@ -20,7 +20,7 @@ from memscribe.engine import writing
 from memscribe.engine.memory import Memory
 from memscribe.errors import WriteConflict
 from memscribe.providers.ports import Embedder
-from memscribe.stores.ports import Store
+from memscribe.stores.ports import Store, VectorIndex
 from memscribe.types import (
     AddResult,
     ConsolidateResult,
@@ -58,10 +58,12 @@ class AsyncMemory:
         store: Store | None = None,
         clock: Clock | None = None,
         tenant: str | None = None,
+        vectors: str | VectorIndex | None = None,
     ) -> None:
         self._sync = Memory(
-            path, config=config, writer=writer, embedder=embedder, store=store, clock=clock, tenant=tenant
-        )
+            path, config=config, writer=writer, embedder=embedder, store=store, clock=clock, tenant=tenant,
+            vectors=vectors,
+        )  # fmt: skip
         self._core = self._sync._core
 
     async def _run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:

@@ -17,10 +17,10 @@ from memscribe.engine.candidates import EmbeddingCache
 from memscribe.engine.consolidation import Consolidator
 from memscribe.engine.core import Core
 from memscribe.engine.pending import WRITE_LEASE_SECONDS, PendingRunner, submitted_writer
-from memscribe.errors import InvalidInput, NotFound, ScopeError
+from memscribe.errors import ConfigError, InvalidInput, NotFound, ScopeError
 from memscribe.providers.chat import ChatModel
 from memscribe.providers.ports import Embedder
-from memscribe.stores.ports import MAX_EPISODE_ATTEMPTS, EpisodeState, Store
+from memscribe.stores.ports import MAX_EPISODE_ATTEMPTS, EpisodeState, Store, VectorIndex
 from memscribe.types import (
     AddResult,
     ConsolidateResult,
@@ -67,15 +67,24 @@ def build_core(
     store: Store | None,
     clock: Clock | None,
     tenant: str | None,
+    vectors: str | VectorIndex | None = None,
 ) -> Core:
     from memscribe.engine.writers import make_writer
     from memscribe.providers.registry import make_embedder
 
     cfg = config or MemoryConfig()
     if store is None:
+        from memscribe.stores.select import make_vector_index
         from memscribe.stores.sqlite import SQLiteStore
 
-        store = SQLiteStore(Path(path) if path else cfg.resolved_path(), lock_timeout=cfg.lock_timeout)
+        db = Path(path) if path else cfg.resolved_path()
+        chosen = vectors if vectors is not None else cfg.vectors
+        index = (
+            make_vector_index(chosen, db_path=db, api_key=cfg.vectors_api_key) if isinstance(chosen, str) else chosen
+        )
+        store = SQLiteStore(db, lock_timeout=cfg.lock_timeout, vector_index=index)
+    elif vectors is not None:
+        raise ConfigError("pass vectors= to the store you give, not to Memory")
     chosen_writer = writer if writer is not None else cfg.writer
     spec = embedder if embedder is not None else cfg.embedder
     factory: Callable[[], Embedder] = (lambda: make_embedder(spec)) if isinstance(spec, str) else (lambda: spec)
@@ -108,7 +117,10 @@ def chat_factory(cfg: MemoryConfig) -> Callable[[], ChatModel] | None:
 class Memory:
     """A memory store for agents. ``Memory()`` keeps its data under ``$MEMSCRIBE_HOME`` or the user data
     directory, created on the first write. Every method is scoped by ``user_id``; ``get``/``history``/
-    ``why``/``update``/``delete`` accept a memory id alone and look it up within the tenant."""
+    ``why``/``update``/``delete`` accept a memory id alone and look it up within the tenant. ``vectors``
+    picks the vector index of the default SQLite store: a spec (``"faiss"``, ``"qdrant+local"``,
+    ``"qdrant://host:6333"``, ... see :mod:`memscribe.stores.select`) or a
+    :class:`~memscribe.stores.ports.VectorIndex`."""
 
     def __init__(
         self,
@@ -120,10 +132,12 @@ class Memory:
         store: Store | None = None,
         clock: Clock | None = None,
         tenant: str | None = None,
+        vectors: str | VectorIndex | None = None,
     ) -> None:
         self._core = build_core(
-            path, config=config, writer=writer, embedder=embedder, store=store, clock=clock, tenant=tenant
-        )
+            path, config=config, writer=writer, embedder=embedder, store=store, clock=clock, tenant=tenant,
+            vectors=vectors,
+        )  # fmt: skip
         cfg = config or MemoryConfig()
         self._chat_factory = chat_factory(cfg)
         ultra = (writer if writer is not None else cfg.writer) == "ultra"
