@@ -15,7 +15,7 @@ FORMATTED := memscribe/settings.py memscribe/types.py memscribe/cli memscribe/cl
 	tests/test_cli_app.py tests/test_types.py tests/test_add_reasons.py tests/test_sdk_mem0.py
 DATA ?= $(wildcard ../shared/data)
 
-.PHONY: demo test test-slow test-llm test-train bench-llm lint bench bench-speed bench-updates bench-locomo bench-load bench-vectors clean
+.PHONY: demo test test-postgres test-slow test-llm test-train bench-llm lint bench bench-speed bench-updates bench-locomo bench-load bench-vectors clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,12 @@ demo: $(BASE_STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest
+
+# The PostgreSQL backend: the record-store contract and tests/postgres against a throwaway cluster (initdb in
+# a temporary directory). Needs PostgreSQL's server binaries and pgvector (.ci/install-pgvector).
+test-postgres: $(STAMP)
+	$(PY) -m pip install --quiet -e ".[postgres]"
+	$(PY) -m pytest -m postgres tests/contract tests/postgres
 
 # The adversarial runs that take minutes: the kill -9 soak, negative fuzzing, 1 MB ReDoS budgets.
 test-slow: $(STAMP)

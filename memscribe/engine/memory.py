@@ -64,7 +64,7 @@ def build_core(
     config: MemoryConfig | None,
     writer: str | Writer | None,
     embedder: str | Embedder | None,
-    store: Store | None,
+    store: Store | str | None,
     clock: Clock | None,
     tenant: str | None,
 ) -> Core:
@@ -72,10 +72,11 @@ def build_core(
     from memscribe.providers.registry import make_embedder
 
     cfg = config or MemoryConfig()
-    if store is None:
-        from memscribe.stores.sqlite import SQLiteStore
+    if store is None or isinstance(store, str):  # a URL (postgresql://...) or a path; default: the SQLite file
+        from memscribe.stores.factory import open_store
 
-        store = SQLiteStore(Path(path) if path else cfg.resolved_path(), lock_timeout=cfg.lock_timeout)
+        spec = store if isinstance(store, str) else (path if path else cfg.resolved_path())
+        store = open_store(spec, lock_timeout=cfg.lock_timeout)
     chosen_writer = writer if writer is not None else cfg.writer
     spec = embedder if embedder is not None else cfg.embedder
     factory: Callable[[], Embedder] = (lambda: make_embedder(spec)) if isinstance(spec, str) else (lambda: spec)
@@ -117,7 +118,7 @@ class Memory:
         config: MemoryConfig | None = None,
         writer: str | Writer | None = None,
         embedder: str | Embedder | None = None,
-        store: Store | None = None,
+        store: Store | str | None = None,
         clock: Clock | None = None,
         tenant: str | None = None,
     ) -> None:

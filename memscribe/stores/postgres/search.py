@@ -1,0 +1,82 @@
+"""Keyword (``tsvector`` / GIN, ``ts_rank``) and vector (pgvector, inner product; HNSW over current versions)
+search for PostgresStore, confined to one partition and a RecordFilter."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from memscribe.core.cjk import bigram_phrase
+from memscribe.errors import EmbeddingMismatch
+from memscribe.stores.ports import Partition, RecordFilter
+from memscribe.stores.postgres.filters import where
+
+if TYPE_CHECKING:
+    from memscribe.providers.ports import Vectors
+
+__all__ = ["MAX_QUERY_TERMS", "SearchMixin", "vector_literal"]
+
+MAX_QUERY_TERMS = 16  # the query words ORed together, in query order
+
+
+def vector_literal(vector: Any) -> str:
+    """A float32 vector as pgvector's text form."""
+    return "[" + ",".join(f"{x:.8g}" for x in np.asarray(vector, dtype=np.float32).reshape(-1).tolist()) + "]"
+
+
+class SearchMixin:
+    """Search methods of PostgresStore; the store provides ``run`` and ``embedding_model``."""
+
+    run: Callable[..., Any]
+    embedding_model: Callable[[], tuple[str, int] | None]
+
+    def keyword_search(
+        self, partition: Partition, terms: Sequence[str], flt: RecordFilter, limit: int
+    ) -> list[tuple[str, float]]:
+        phrases = [bigram_phrase(term) for term in terms[:MAX_QUERY_TERMS] if term.strip()]
+        if not phrases:
+            return []
+        # Each word (a CJK word: the phrase of its bigrams, as the index holds it) ORed with the others.
+        tsquery = " || ".join(["phraseto_tsquery('memscribe_words', %s)"] * len(phrases))
+        clause, params = where(partition, flt)
+        sql = (
+            f"SELECT m.version_id, ts_rank(m.keywords, q.q) AS score FROM memories m, (SELECT {tsquery} AS q) q "
+            f"WHERE m.keywords @@ q.q AND {clause} ORDER BY score DESC, m.seq LIMIT %s"
+        )
+
+        def work(conn: Any) -> list[tuple[str, float]]:
+            rows = conn.execute(sql, (*phrases, *params, limit)).fetchall()
+            return [(vid, float(score)) for vid, score in rows]
+
+        result: list[tuple[str, float]] = self.run(work, partition)
+        return result
+
+    def vector_search(
+        self, partition: Partition, vector: Vectors, model_id: str, flt: RecordFilter, limit: int
+    ) -> list[tuple[str, float]]:
+        known = self.embedding_model()
+        if known is None:
+            return []
+        query = np.asarray(vector, dtype=np.float32).reshape(-1)
+        if known != (model_id, query.shape[0]):
+            raise EmbeddingMismatch(
+                f"this store holds {known[0]} vectors of dim {known[1]}; the query used {model_id} of dim "
+                f"{query.shape[0]}"
+            )
+        dim = int(known[1])
+        clause, params = where(partition, flt)
+        # The cast matches the HNSW index's expression: for current versions of a large partition the planner
+        # walks the index (iteratively, until enough rows pass the filter); for history, as_of and small
+        # partitions it ranks the partition's rows exactly.
+        distance = f"(m.embedding::vector({dim}) <#> %s::vector({dim}))"
+        sql = f"SELECT m.version_id, -{distance} FROM memories m WHERE {clause} ORDER BY {distance} LIMIT %s"
+        literal = vector_literal(query)
+
+        def work(conn: Any) -> list[tuple[str, float]]:
+            rows = conn.execute(sql, (literal, *params, literal, limit)).fetchall()
+            return [(vid, float(score)) for vid, score in rows]
+
+        result: list[tuple[str, float]] = self.run(work, partition)
+        return result
