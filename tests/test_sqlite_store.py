@@ -5,6 +5,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import numpy as np
+
 from memscribe import Memory
 from memscribe.stores.ports import RecordFilter
 from memscribe.stores.sqlite import SQLiteStore
@@ -111,8 +113,9 @@ def test_reindex_saves_an_index_the_next_open_loads_instead_of_rebuilding(tmp_pa
     dim = store.embedding_model()[1]
     m.close()
     reopened = SQLiteStore(tmp_path / "s.db")
-    loaded = reopened.vectors._load(("default", "u"), dim)
-    assert loaded is not None and len(loaded.index) == 299
+    index = reopened.vectors.index
+    watermark = index.load(("default", "u"), dim)
     newest = sqlite3.connect(tmp_path / "s.db").execute("SELECT MAX(seq) FROM vector_log").fetchone()[0]
-    assert loaded.watermark == newest
+    assert watermark == newest
+    assert len(index.search(("default", "u"), np.ones(dim, dtype=np.float32), 1000)) == 299
     reopened.close()

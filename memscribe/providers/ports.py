@@ -6,10 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    import numpy as np
-    import numpy.typing as npt
-
-    Vectors = npt.NDArray[np.float32]
+    from memscribe.core.vectors import Vectors as Vectors
 
 __all__ = ["Embedder"]
 

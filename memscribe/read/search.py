@@ -19,7 +19,7 @@ from memscribe.core.text import keyword_terms
 from memscribe.providers.ports import Embedder
 from memscribe.read.fuse import fuse_rrf
 from memscribe.read.rank import rerank_hits
-from memscribe.stores.ports import Partition, RecordFilter, Store
+from memscribe.stores.ports import Partition, RecordFilter, SearchSource
 
 __all__ = ["Hit", "about_subjects", "gather_hits", "inflected"]
 
@@ -111,7 +111,7 @@ def _owner_unless_relative(query: str, subjects: Sequence[str]) -> set[str]:
 
 
 def gather_hits(
-    store: Store,
+    store: SearchSource,
     embedder: Embedder,
     partition: Partition,
     query: str,

@@ -1,7 +1,7 @@
-"""Vector indexes for the SQLite store: one per (tenant, user_id) partition, kept as a file beside the
-database and rebuildable at any time from the vectors stored as BLOBs in SQLite.
+"""In-process ANN indexes, one per (tenant, user_id) partition, used by :class:`memscribe.stores.local.LocalIndex`
+(the default vector index) and rebuildable at any time from the vectors the record store keeps.
 
-Three implementations of :class:`VectorIndex` (figures and reasons in ``docs/vector-index.md``):
+Three implementations of :class:`AnnIndex` (figures and reasons in ``docs/vector-index.md``):
 
 - :class:`NumpyIndex`: exact search by one matrix product. Under ~50k vectors it is as fast as a graph
   index, needs no build, and its recall is 1.0 by definition; most partitions stay this size.
@@ -19,7 +19,7 @@ import os
 import struct
 import tempfile
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, Self, cast, runtime_checkable
 
@@ -29,9 +29,9 @@ import numpy.typing as npt
 from memscribe.errors import EmbeddingMismatch, InvalidInput, StoreError
 
 if TYPE_CHECKING:
-    from memscribe.providers.ports import Vectors
+    from memscribe.core.vectors import Vectors
 
-__all__ = ["AutoIndex", "Keys", "NumpyIndex", "USearchIndex", "VectorIndex", "load_index"]
+__all__ = ["AnnIndex", "AutoIndex", "Keys", "NumpyIndex", "USearchIndex", "VectorIndex", "load_index"]
 
 Keys = Sequence[int] | npt.NDArray[np.int64]
 PathLike = str | os.PathLike[str]
@@ -45,8 +45,8 @@ _NUMPY_HEADER = struct.Struct("<8sIQ")  # magic, dim, count; then int64 keys, th
 
 
 @runtime_checkable
-class VectorIndex(Protocol):
-    """A mutable nearest-neighbour index over unit vectors keyed by 64-bit integers."""
+class AnnIndex(Protocol):
+    """A mutable nearest-neighbour index over unit vectors keyed by 64-bit integers (one partition's)."""
 
     @property
     def dim(self) -> int: ...
@@ -71,6 +71,21 @@ class VectorIndex(Protocol):
     @classmethod
     def load(cls, path: PathLike, dim: int) -> Self:
         """Open a saved index; raises EmbeddingMismatch if it holds vectors of another width."""
+
+
+VectorIndex = AnnIndex  # the earlier name of this key-level protocol; the partition-level port is in stores.ports
+
+
+def _exact_among(
+    found: tuple[npt.NDArray[np.int64], Vectors], query: Vectors, k: int
+) -> list[tuple[int, float]]:
+    """The ``k`` best of the rows ``found`` (keys, unit rows) by cosine with ``query``."""
+    keys, rows = found
+    if k <= 0 or keys.shape[0] == 0:
+        return []
+    scores = rows.astype(np.float32, copy=False) @ _normalise(query)
+    top = np.argsort(-scores, kind="stable")[:k]
+    return list(zip(keys[top].tolist(), scores[top].tolist(), strict=True))
 
 
 def _as_keys(keys: Keys) -> npt.NDArray[np.int64]:
@@ -203,6 +218,12 @@ class NumpyIndex:
         with self._lock:
             return self._keys[: self._count].copy(), self._matrix[: self._count].copy()
 
+    def vectors_of(self, keys: Collection[int]) -> tuple[npt.NDArray[np.int64], Vectors]:
+        """The (key, row) pairs of those ``keys`` present, in matching order."""
+        with self._lock:
+            slots = [s for k in keys if (s := self._slot.get(int(k))) is not None]
+            return self._keys[slots].copy(), self._matrix[slots].copy()
+
     def save(self, path: PathLike) -> None:
         def write(tmp: str) -> None:
             with open(tmp, "wb") as handle:
@@ -320,10 +341,31 @@ class USearchIndex:
             self._index.add(ids, rows, threads=self._threads)
 
     def remove(self, keys: Keys) -> None:
-        ids = _as_keys(keys).view(np.uint64)
-        if ids.shape[0]:
-            with self._lock:
-                self._index.remove(ids)
+        """Delete keys. usearch frees a removed slot without clearing it, and a saved file would still hold
+        the vector; so each present key is first overwritten with zeros (the re-add lands in the slot just
+        freed), then removed. A forgotten vector leaves no byte in the next saved file."""
+        ids = np.unique(_as_keys(keys)).view(np.uint64)
+        if not ids.shape[0]:
+            return
+        with self._lock:
+            present = ids[np.asarray(self._index.contains(ids), dtype=bool).reshape(-1)]
+            if not present.shape[0]:
+                return
+            self._index.remove(present)
+            self._index.add(present, np.zeros((present.shape[0], self._dim), dtype=np.float32), threads=self._threads)
+            self._index.remove(present)
+
+    def vectors_of(self, keys: Collection[int]) -> tuple[npt.NDArray[np.int64], Vectors]:
+        """The (key, row) pairs of those ``keys`` present (rows as stored: f16 rounded), in matching order."""
+        ids = np.unique(_as_keys(list(keys))).view(np.uint64)
+        with self._lock:
+            if not ids.shape[0]:
+                return np.empty(0, dtype=np.int64), np.empty((0, self._dim), dtype=np.float32)
+            present = ids[np.asarray(self._index.contains(ids), dtype=bool).reshape(-1)]
+            if not present.shape[0]:
+                return np.empty(0, dtype=np.int64), np.empty((0, self._dim), dtype=np.float32)
+            rows = np.asarray(self._index.get(present, dtype=np.float32), dtype=np.float32)
+        return present.view(np.int64).copy(), _normalise(rows.reshape(present.shape[0], self._dim))
 
     def search(self, vector: Vectors, k: int) -> list[tuple[int, float]]:
         query = _as_query(vector, self._dim)
@@ -418,6 +460,10 @@ class AutoIndex:
 
     def search(self, vector: Vectors, k: int) -> list[tuple[int, float]]:
         return self._inner.search(vector, k)
+
+    def search_among(self, vector: Vectors, k: int, among: Collection[int]) -> list[tuple[int, float]]:
+        """Exact search over the keys in ``among`` only (a filter on current versions or memory ids)."""
+        return _exact_among(self._inner.vectors_of(among), _as_query(vector, self._dim), k)
 
     def keys(self) -> npt.NDArray[np.int64]:
         return self._inner.keys()

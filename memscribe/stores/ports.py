@@ -1,17 +1,30 @@
-"""Store ports. A backend implements all of them; :mod:`memscribe.testing.contract` checks it does so
-correctly. Every method takes the (tenant, user_id) partition explicitly: there is no unscoped read."""
+"""Store ports. A record store implements all of them; :mod:`memscribe.testing.contract` checks it does so
+correctly. Every method takes the (tenant, user_id) partition explicitly: there is no unscoped read.
+
+Consumers are typed against the narrow port they use: the read path against :class:`SearchSource`
+(keyword search, vector search, records by version id), the engine's candidate lookup against
+:class:`MemoryStore` and :class:`VectorSearch`, scenes against :class:`RecordQuery`. Only the engine's
+composition root holds the whole :class:`Store`.
+
+:class:`VectorIndex` is the other seam: a partition-level nearest-neighbour index *derived* from a record
+store (which keeps every vector as the system of record), with one adapter per vector backend (local
+usearch/numpy files, Qdrant, FAISS, Chroma). :class:`VectorLog` is what a record store exposes so that
+:class:`memscribe.stores.sync.IndexSync` can keep any index in step with it.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from memscribe.core.records import Episode, JournalEntry, MemoryRecord, Scope
+from memscribe.core.vectors import Partition
 
 if TYPE_CHECKING:
-    from memscribe.providers.ports import Vectors
+    from memscribe.core.vectors import Keys, Vectors
 
 __all__ = [
     "MAX_EPISODE_ATTEMPTS",
@@ -19,16 +32,20 @@ __all__ = [
     "EpisodeLog",
     "EpisodeState",
     "Journal",
+    "KeywordSearch",
     "Maintenance",
     "MemoryStore",
     "Partition",
     "PurgeReport",
     "RecordFilter",
+    "RecordQuery",
     "SearchIndex",
+    "SearchSource",
     "Store",
+    "VectorIndex",
+    "VectorLog",
+    "VectorSearch",
 ]
-
-Partition = tuple[str, str]  # (tenant, user_id)
 MAX_EPISODE_ATTEMPTS = 5  # a pending episode is given up (kept, listed as failed) after this many failures
 
 
@@ -155,13 +172,104 @@ class MemoryStore(Protocol):
 
 
 @runtime_checkable
-class SearchIndex(Protocol):
+class RecordQuery(Protocol):
+    """Filtered listing of memory versions (scenes: profile refresh, consolidation)."""
+
+    def query(
+        self, partition: Partition, flt: RecordFilter, *, limit: int = 100, offset: int = 0
+    ) -> list[MemoryRecord]: ...
+
+
+@runtime_checkable
+class KeywordSearch(Protocol):
     def keyword_search(
         self, partition: Partition, terms: Sequence[str], flt: RecordFilter, limit: int
-    ) -> list[tuple[str, float]]: ...
+    ) -> list[tuple[str, float]]:
+        """(version_id, score) of the best keyword matches under ``flt``, best first."""
+        ...
+
+
+@runtime_checkable
+class VectorSearch(Protocol):
     def vector_search(
         self, partition: Partition, vector: Vectors, model_id: str, flt: RecordFilter, limit: int
-    ) -> list[tuple[str, float]]: ...
+    ) -> list[tuple[str, float]]:
+        """(version_id, cosine) of the nearest versions under ``flt``, best first."""
+        ...
+
+
+@runtime_checkable
+class SearchIndex(KeywordSearch, VectorSearch, Protocol):
+    """Both searches a record store answers."""
+
+
+@runtime_checkable
+class SearchSource(KeywordSearch, VectorSearch, Protocol):
+    """What hybrid search reads: both candidate lists, then the records they name."""
+
+    def by_version_ids(self, partition: Partition, version_ids: Sequence[str]) -> list[MemoryRecord]: ...
+
+
+@runtime_checkable
+class VectorIndex(Protocol):
+    """A partition-level nearest-neighbour index over unit vectors keyed by 64-bit integers.
+
+    Derived data: the record store keeps every vector, so an index can always be rebuilt from it. Keys are
+    the record store's row keys, unique within a partition; an adapter keeps partitions apart itself (one
+    file, collection or payload value per partition) and never returns another partition's keys. Scores are
+    cosine similarities, higher is better. ``persist`` records the position of the record store's
+    :class:`VectorLog` the index reflects, which ``load`` hands back, so a restart replays only what is newer.
+    After ``delete`` + ``persist`` (and after ``drop``), no file the adapter owns holds the deleted vectors.
+    """
+
+    def load(self, partition: Partition, dim: int) -> int:
+        """Open the partition for ``dim``-wide vectors; return the log position its saved state reflects.
+        0 means empty: nothing saved, or saved state that is unreadable or of another width (then erased)."""
+        ...
+
+    def upsert(self, partition: Partition, keys: Keys, vectors: Vectors) -> None:
+        """Insert rows; a key already present is replaced."""
+        ...
+
+    def delete(self, partition: Partition, keys: Keys) -> None:
+        """Remove keys; keys that are not present are ignored."""
+        ...
+
+    def search(
+        self, partition: Partition, vector: Vectors, k: int, *, among: Collection[int] | None = None
+    ) -> list[tuple[int, float]]:
+        """The ``k`` nearest keys of the partition, best first; with ``among``, only keys in that set."""
+        ...
+
+    def persist(self, partition: Partition, watermark: int) -> None:
+        """Make the partition's present state durable, tagged with log position ``watermark``."""
+        ...
+
+    def drop(self, partition: Partition) -> None:
+        """Erase the partition: its vectors, in memory and in every file or collection the adapter owns."""
+        ...
+
+    def files(self) -> list[Path]:
+        """Every local file the adapter owns (for purge verification and stats); [] for a remote server."""
+        ...
+
+    def close(self) -> None: ...
+
+
+@runtime_checkable
+class VectorLog(Protocol):
+    """The order in which a record store's current vectors came and went, as (seq, key, "add"|"remove").
+
+    Sequence numbers only grow and are never reused; only a purge deletes a partition's entries."""
+
+    def log_after(self, partition: Partition, seq: int) -> list[tuple[int, int, str]]: ...
+    def log_holds(self, partition: Partition, seq: int) -> bool:
+        """Whether entry ``seq`` of the partition is still there (False: the partition was purged)."""
+        ...
+
+    def vectors_of(self, keys: Sequence[int]) -> tuple[list[int], Vectors]:
+        """The stored vectors of those keys still present, in matching order."""
+        ...
 
 
 @runtime_checkable

@@ -214,8 +214,8 @@ def test_shutdown_on_a_full_disk_does_not_fail(tmp_path: Path, monkeypatch: pyte
     def full(*args: object, **kwargs: object) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(m._core.store.vectors, "_save", full)  # type: ignore[attr-defined]
-    m._core.store.vectors._entries[("default", "u")].dirty = 1  # type: ignore[attr-defined]
+    monkeypatch.setattr(m._core.store.vectors.index, "persist", full)  # type: ignore[attr-defined]
+    m._core.store.vectors._states[("default", "u")].dirty = 1  # type: ignore[attr-defined]
     m.close()  # what SIGTERM runs: it must finish, the index is rebuilt from SQLite next time
     with Memory(tmp_path / "s.db", writer="raw", embedder="hash") as again:
         assert again.search("tea", user_id="u")["results"]

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memscribe.stores.ports import Partition
+from memscribe.stores.sqlite.vectors import SQLiteVectorLog
 
 if TYPE_CHECKING:
     from memscribe.stores.sqlite.store import SQLiteStore
@@ -83,7 +84,7 @@ def reindex(
             (tenant_, user_id),
         )
         partitions = [(t, u) for t, u in rows]
-        vectors = sum(store.vectors.rebuild(conn, p, known[1], progress) for p in partitions)
+        vectors = sum(store.vectors.rebuild(SQLiteVectorLog(conn), p, known[1], progress) for p in partitions)
         return len(partitions), vectors
 
     partitions, vectors = store.db.read(run)

@@ -12,7 +12,7 @@ from memscribe.core.cjk import bigram_phrase
 from memscribe.errors import EmbeddingMismatch
 from memscribe.stores.ports import Partition, RecordFilter
 from memscribe.stores.sqlite.filters import where
-from memscribe.stores.sqlite.vectors import VectorCache, partition_token
+from memscribe.stores.sqlite.vectors import SQLiteVectorLog, VectorCache, partition_token
 
 if TYPE_CHECKING:
     from memscribe.providers.ports import Vectors
@@ -148,7 +148,7 @@ class SearchMixin:
         def run(conn: sqlite3.Connection) -> list[tuple[str, float]]:
             nonlocal k
             while True:
-                hits = self.vectors.search(conn, partition, dim, query, k)
+                hits = self.vectors.search(SQLiteVectorLog(conn), partition, dim, query, k)
                 if not hits:
                     return []
                 score = dict(hits)

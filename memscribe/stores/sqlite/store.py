@@ -1,5 +1,7 @@
 """SQLiteStore: the embedded default backend. One file in WAL mode holds episodes, memory versions,
-vectors, the keyword index and the journal; per-partition ANN indexes live beside it."""
+vectors, the keyword index and the journal. A derived vector index answers ANN searches: by default
+per-partition files beside the database (:class:`~memscribe.stores.local.LocalIndex`), or any other
+:class:`~memscribe.stores.ports.VectorIndex` given as ``vector_index``."""
 
 from __future__ import annotations
 
@@ -7,14 +9,14 @@ import contextlib
 import sqlite3
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from memscribe.core.cjk import segment_cjk
 from memscribe.core.records import JournalEntry, MemoryRecord
 from memscribe.errors import EmbeddingMismatch, InvalidInput, NotFound, StoreError, StoreReadOnly, WriteConflict
-from memscribe.stores.ports import Changeset, Partition, PurgeReport, RecordFilter
+from memscribe.stores.ports import Changeset, Partition, PurgeReport, RecordFilter, VectorIndex
 from memscribe.stores.sqlite import codec, erasure, maintenance
 from memscribe.stores.sqlite.codec import MEMORY_COLUMNS, t
 from memscribe.stores.sqlite.db import Database, private_file, translate
@@ -22,10 +24,7 @@ from memscribe.stores.sqlite.episodes import MAX_EPISODE_ATTEMPTS, EpisodeMixin
 from memscribe.stores.sqlite.filters import where
 from memscribe.stores.sqlite.schema import migrate, pending_migrations
 from memscribe.stores.sqlite.search import SearchMixin
-from memscribe.stores.sqlite.vectors import VectorCache, partition_token
-
-if TYPE_CHECKING:
-    pass
+from memscribe.stores.sqlite.vectors import SQLiteVectorLog, VectorCache, partition_token
 
 __all__ = ["MAX_EPISODE_ATTEMPTS", "SQLiteStore"]
 
@@ -35,10 +34,12 @@ _M = ", ".join(f"m.{c.strip()}" for c in MEMORY_COLUMNS.split(","))
 class SQLiteStore(EpisodeMixin, SearchMixin):
     """The system of record. Files are created on the first write, never on construction."""
 
-    def __init__(self, path: str | Path, *, lock_timeout: float = 60.0) -> None:
+    def __init__(
+        self, path: str | Path, *, lock_timeout: float = 60.0, vector_index: VectorIndex | None = None
+    ) -> None:
         self.path = Path(path)
         self.db = Database(self.path, lock_timeout=lock_timeout)
-        self.vectors = VectorCache(Path(str(self.path) + ".ann"), self.db.connection)
+        self.vectors = VectorCache(Path(str(self.path) + ".ann"), self.db.connection, index=vector_index)
         self._ready = False
 
     # -- lifecycle ---------------------------------------------------------------------------------
@@ -68,6 +69,8 @@ class SQLiteStore(EpisodeMixin, SearchMixin):
             # A full disk or a vanished directory must not fail shutdown: the indexes rebuild from SQLite.
             with contextlib.suppress(OSError, sqlite3.Error, StoreError):
                 self.vectors.save_all()
+        with contextlib.suppress(OSError, StoreError):
+            self.vectors.close()
         self.db.close()
         self._ready = False
 
@@ -109,8 +112,15 @@ class SQLiteStore(EpisodeMixin, SearchMixin):
                     (t(changes.journal[0].created_at) if changes.journal else None, changes.episode_id),
                 )
         if changes.erase:
+            self._persist_erasure(changes.partition)
             erasure.finish_scrub(self)
         return True
+
+    def _persist_erasure(self, partition: Partition) -> None:
+        """A forget removes its vectors from the saved index at once, not at the next periodic save."""
+        known = self.embedding_model()
+        if known is not None:
+            self.db.read(lambda conn: self.vectors.erased(SQLiteVectorLog(conn), partition, known[1]))
 
     def _retire(self, conn: sqlite3.Connection, partition: Partition, version_id: str, when: Any) -> None:
         row = conn.execute(
