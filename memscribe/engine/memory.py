@@ -75,8 +75,8 @@ def build_core(
     if store is None or isinstance(store, str):  # a URL (postgresql://...) or a path; default: the SQLite file
         from memscribe.stores.factory import open_store
 
-        spec = store if isinstance(store, str) else (path if path else cfg.resolved_path())
-        store = open_store(spec, lock_timeout=cfg.lock_timeout)
+        location = store if isinstance(store, str) else (path if path else cfg.resolved_path())
+        store = open_store(location, lock_timeout=cfg.lock_timeout)
     chosen_writer = writer if writer is not None else cfg.writer
     spec = embedder if embedder is not None else cfg.embedder
     factory: Callable[[], Embedder] = (lambda: make_embedder(spec)) if isinstance(spec, str) else (lambda: spec)
