@@ -17,6 +17,7 @@ import pwd
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -66,7 +67,7 @@ def _free_port() -> int:
 class Cluster:
     """One PostgreSQL server with a ``memscribe`` database owned by the unprivileged ``memscribe`` role."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, durable: bool = False) -> None:
         bindir = binaries()
         assert bindir is not None, missing_reason()
         self.bindir = bindir
@@ -78,6 +79,7 @@ class Cluster:
             shutil.chown(self.dir, self.user)
         self.url = f"postgresql://memscribe@127.0.0.1:{self.port}/memscribe"
         self.admin_url = f"postgresql://postgres@127.0.0.1:{self.port}/memscribe"
+        self.durable = durable  # fsync and synchronous commits on (benchmarks); off for tests, which are faster
 
     def _run(self, *argv: str, check: bool = True) -> subprocess.CompletedProcess[str]:
         cmd = [str(a) for a in argv]
@@ -92,7 +94,8 @@ class Cluster:
             with (self.data / "postgresql.conf").open("a") as conf:
                 conf.write(
                     f"port = {self.port}\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '{self.dir}'\n"
-                    "fsync = off\nsynchronous_commit = off\nfull_page_writes = off\nmax_connections = 200\n"
+                    + ("" if self.durable else "fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n")
+                    + "max_connections = 200\n"
                     "shared_buffers = 256MB\nmaintenance_work_mem = 256MB\n"
                 )
             self._start_server()
@@ -107,7 +110,7 @@ class Cluster:
     def _bootstrap(self) -> None:
         psql = [self.bindir / "psql", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres"]
         psql += ["-v", "ON_ERROR_STOP=1"]
-        self._run(*psql, "-d", "postgres", "-c", "CREATE ROLE memscribe LOGIN NOSUPERUSER NOBYPASSRLS")
+        self._run(*psql, "-d", "postgres", "-c", "CREATE ROLE memscribe LOGIN NOSUPERUSER NOBYPASSRLS CREATEDB")
         self._run(*psql, "-d", "postgres", "-c", "CREATE DATABASE memscribe OWNER memscribe")
         # What a DBA does once: the extensions, and marking tsvector matching leakproof (it is: it reads no
         # row but the one it is given and raises no data-dependent error) so the GIN index serves keyword
@@ -148,7 +151,7 @@ if __name__ == "__main__":
     reason = missing_reason()
     if reason:
         raise SystemExit(reason)
-    cluster = Cluster().start()
+    cluster = Cluster(durable="--durable" in sys.argv).start()
     print(cluster.url, flush=True)
     try:
         while True:

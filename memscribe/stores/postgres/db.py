@@ -55,7 +55,7 @@ class Database:
                     _, psycopg_pool = _psycopg()
                     self._pool = psycopg_pool.ConnectionPool(
                         self.url, min_size=1, max_size=self.max_connections, open=False, timeout=10.0,
-                        kwargs={"autocommit": False, "prepare_threshold": None},
+                        kwargs={"autocommit": False},
                         configure=_configure, name="memscribe",
                     )  # fmt: skip
                     self._pool.open(wait=False)

@@ -99,6 +99,7 @@ def reindex(
         if progress is not None:
             progress(done)
     keyword = "unchanged"
+    store.ensure_ann_index(known[1])
     if partition is None and tenant is None:
         with store.db.connection() as conn:
             conn.autocommit = True
@@ -121,8 +122,6 @@ def check(store: PostgresStore) -> list[str]:
         row = conn.execute("SELECT rolsuper OR rolbypassrls FROM pg_roles WHERE rolname = current_user").fetchone()
         if row and row[0]:
             found.append("the store connects as a role that bypasses row-level security: use a plain role")
-        if known and conn.execute("SELECT to_regclass('memories_hnsw') IS NULL").fetchone()[0]:
-            found.append("the vector index memories_hnsw is missing (run memscribe reindex)")
         half = conn.execute(
             "SELECT COUNT(*) FROM memories a JOIN memories b ON a.superseded_by = b.id "
             "WHERE a.tenant != b.tenant OR a.user_id != b.user_id"

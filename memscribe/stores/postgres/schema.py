@@ -141,7 +141,7 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
 
 def hnsw_index_sql(dim: int) -> str:
     """The ANN index over current, active versions, created once the store knows its vectors' width (a
-    ``vector`` column needs a fixed width to be indexed)."""
+    ``vector`` column needs a fixed width to be indexed) and is first searched."""
     return (
         f"CREATE INDEX IF NOT EXISTS memories_hnsw ON memories USING hnsw ((embedding::vector({int(dim)})) "
         "vector_ip_ops) WHERE retired_at IS NULL AND status = 'active'"

@@ -31,6 +31,7 @@ class SearchMixin:
 
     run: Callable[..., Any]
     embedding_model: Callable[[], tuple[str, int] | None]
+    ensure_ann_index: Callable[[int], None]
 
     def keyword_search(
         self, partition: Partition, terms: Sequence[str], flt: RecordFilter, limit: int
@@ -66,6 +67,7 @@ class SearchMixin:
                 f"{query.shape[0]}"
             )
         dim = int(known[1])
+        self.ensure_ann_index(dim)
         clause, params = where(partition, flt)
         # The cast matches the HNSW index's expression: for current versions of a large partition the planner
         # walks the index (iteratively, until enough rows pass the filter); for history, as_of and small

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 __all__ = ["PostgresStore", "redacted"]
 
+_ANN_LOCK = 0x6D656D74  # pg_advisory_xact_lock key of the ANN index build
 _M = ", ".join(f"m.{c.strip()}" for c in codec.MEMORY_COLUMNS.split(","))
 _INSERT = (
     f"INSERT INTO memories ({codec.MEMORY_COLUMNS}, keywords, embedding) "
@@ -60,6 +61,7 @@ class PostgresStore(EpisodeMixin, SearchMixin):
         self._ready = False
         self._ready_lock = threading.Lock()
         self._model: tuple[str, int] | None = None
+        self._ann_ready = False
 
     # -- lifecycle ---------------------------------------------------------------------------------
 
@@ -183,12 +185,10 @@ class PostgresStore(EpisodeMixin, SearchMixin):
     def _check_model(self, conn: Any, model: str, dim: int) -> None:
         known = self._model or _meta_model(conn)
         if known is None:
-            inserted = conn.execute(
+            conn.execute(
                 "INSERT INTO meta (key, value) VALUES ('embedding_model', %s), ('dim', %s) ON CONFLICT DO NOTHING",
                 (model, str(dim)),
-            ).rowcount
-            if inserted:
-                conn.execute(hnsw_index_sql(dim))  # the first vectors fix the width the ANN index needs
+            )
             known = _meta_model(conn)
         if known != (model, dim):
             assert known is not None
@@ -197,6 +197,21 @@ class PostgresStore(EpisodeMixin, SearchMixin):
                 "Use the same embedder, or re-embed with `memscribe reindex`."
             )
         self._model = known
+
+    def ensure_ann_index(self, dim: int) -> None:
+        """Create the HNSW index over current versions if it is missing. Done on the first vector search, not
+        the first write, so a bulk import loads without maintaining the graph row by row (building it once
+        afterwards is several times faster); writers wait while it is built."""
+        if self._ann_ready:
+            return
+
+        def work(conn: Any) -> None:
+            if conn.execute("SELECT to_regclass('memories_hnsw') IS NULL").fetchone()[0]:
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (_ANN_LOCK,))
+                conn.execute(hnsw_index_sql(dim))
+
+        self.run(work, (ALL, ALL))
+        self._ann_ready = True
 
     def embedding_model(self) -> tuple[str, int] | None:
         if self._model is None:
