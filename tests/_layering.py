@@ -42,11 +42,19 @@ ALLOWED: dict[str, set[str]] = {
     "train": APP_BASE | {"bench", "testing"},
     "cli": APP_BASE | {"server", "mcp", "hub", "bench", "train"},  # the dispatcher registers every app
 }
+# Vector-index adapters behind stores.ports.VectorIndex (stores.local is the shared file-per-partition base).
+VECTOR_ADAPTERS = ("stores.qdrant", "stores.faiss", "stores.chroma")
 # Adapters reach their port, never another adapter: (importer prefix, forbidden prefix, why).
 ADAPTER_RULES = [
     ("stores", "providers.", "a store may use the provider ports only", "providers.ports"),
     ("stores.sqlite", "stores.memory", "a store adapter imports another adapter", None),
     ("stores.memory", "stores.sqlite", "a store adapter imports another adapter", None),
+    *(
+        (importer, forbidden, "a store or vector-index adapter imports another adapter", None)
+        for importer in (*VECTOR_ADAPTERS, "stores.sqlite", "stores.memory")
+        for forbidden in (*VECTOR_ADAPTERS, "stores.sqlite", "stores.memory")
+        if importer != forbidden and {importer, forbidden} & set(VECTOR_ADAPTERS)
+    ),
 ]
 PROVIDER_ADAPTERS = ("providers.local", "providers.openai_compat", "providers.anthropic")
 
