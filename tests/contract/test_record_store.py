@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _record_store_workers import write_facts
 
+from contract._record_store_workers import write_facts
 from memscribe.core.records import Scope
 from memscribe.stores.memory import InMemoryStore
 from memscribe.stores.ports import Changeset, RecordFilter, Store

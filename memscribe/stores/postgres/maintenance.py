@@ -115,7 +115,6 @@ def reindex(
 def check(store: PostgresStore) -> list[str]:
     """Integrity problems found (empty when healthy)."""
     problems = [f"migration {name} is not applied" for name in store.pending_migrations()]
-    known = store.embedding_model()
 
     def work(conn: Any) -> list[str]:
         found = []
