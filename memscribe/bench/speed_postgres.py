@@ -22,7 +22,7 @@ from typing import Any
 
 import click
 
-from memscribe.bench import speed
+from memscribe.bench import speed, speed_data
 from memscribe.bench.speed_probe import PrecomputedQueries, stage_timings
 
 __all__ = ["ENV", "measure", "postgres_store"]
@@ -62,7 +62,7 @@ def measure_search(kind: str, n: int, p: speed.SpeedParams, workdir: str, url: s
 
     directory = Path(tempfile.mkdtemp(prefix=f"speed-{kind}-{n}-", dir=workdir))
     embedder = make_embedder(p.embedder)
-    queries = speed.speed_data.questions(p.queries, seed=p.seed + 1)
+    queries = speed_data.questions(p.queries, seed=p.seed + 1)
     wrapped = PrecomputedQueries(embedder, queries)
     store = _open(kind, directory, url)
     row: dict[str, Any] = {"store": kind, "n": n, **speed._insert(store, embedder, n, p, speed._stderr_log)}
@@ -88,7 +88,7 @@ def measure_add(kind: str, p: speed.SpeedParams, workdir: str, url: str | None) 
 
     embedder = make_embedder(p.embedder)
     embedder.embed(["warm up the model"])
-    episodes = list(speed.speed_data.conversation(p.turns, seed=p.seed))
+    episodes = list(speed_data.conversation(p.turns, seed=p.seed))
     store = _open(kind, Path(tempfile.mkdtemp(prefix=f"add-{kind}-", dir=workdir)), url)
     timings = []
     with Memory(store=store, writer=p.writer, embedder=embedder) as memory:

@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from contract.test_vector_index_contract import *  # noqa: F403  (the contract's tests, run here on pgvector)
 from contract.test_vector_index_contract import Adapter
+
 from memscribe.stores.postgres.vector_index import PgVectorIndex
 
 pytestmark = pytest.mark.postgres
