@@ -8,7 +8,6 @@ import queue
 import time
 from typing import Any
 
-import psycopg
 import pytest
 
 from memscribe import Memory
@@ -19,6 +18,8 @@ from memscribe.stores.ports import RecordFilter
 from memscribe.stores.postgres import PostgresStore
 from memscribe.testing.contract import changeset, make_episode, make_record
 from postgres.workers import write_facts
+
+psycopg = pytest.importorskip("psycopg", reason="the postgres extra is not installed")
 
 pytestmark = pytest.mark.postgres
 
@@ -33,7 +34,7 @@ def _filled(url: str) -> PostgresStore:
     return store
 
 
-def _count(conn: psycopg.Connection[Any], sql: str, tenant: str | None, user: str | None) -> int:
+def _count(conn: Any, sql: str, tenant: str | None, user: str | None) -> int:
     with conn.transaction():
         if tenant is not None:
             conn.execute("SELECT set_config('memscribe.tenant', %s, true), set_config('memscribe.user_id', %s, true)",
