@@ -126,3 +126,19 @@ def test_eight_processes_of_four_threads_lose_no_write(pg_cluster: Any, restart:
     assert stored == done  # nothing acknowledged is lost, and nothing was applied twice
     assert store.stats()["journal"] == len(done) and store.check() == []
     store.close()
+
+
+def test_keyword_search_ranks_on_the_rarer_words_of_a_large_partition(pg_cluster: Any) -> None:
+    from memscribe.stores.postgres.search import MATCHED_ROWS_BUDGET
+
+    store = PostgresStore(pg_cluster.create_database())
+    common = [make_record(ALICE, f"note {i} about the garden") for i in range(MATCHED_ROWS_BUDGET + 50)]
+    rare = [make_record(ALICE, f"the garden gnome Quuxley number {i}") for i in range(2)]
+    assert store.apply(changeset(ALICE.partition, common + rare))
+    flt = RecordFilter()
+    hits = store.keyword_search(ALICE.partition, ["garden", "quuxley"], flt, 10)
+    assert {v for v, _ in hits} == {r.version_id for r in rare}  # "garden" is left out: it matches too many
+    newest = store.keyword_search(ALICE.partition, ["garden"], flt, 5)
+    assert [v for v, _ in newest] == [r.version_id for r in (rare[1], rare[0], common[-1], common[-2], common[-3])]
+    assert store.keyword_search(BOB.partition, ["garden"], flt, 5) == []
+    store.close()

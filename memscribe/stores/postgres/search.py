@@ -19,6 +19,38 @@ if TYPE_CHECKING:
 __all__ = ["MAX_QUERY_TERMS", "SearchMixin", "vector_literal"]
 
 MAX_QUERY_TERMS = 16  # the query words ORed together, in query order
+MATCHED_ROWS_BUDGET = 1_000  # words are kept, rarest first, while the rows they match stay under this
+
+
+def _selective(conn: Any, partition: Partition, phrases: list[str]) -> tuple[list[str], bool]:
+    """The query's words to rank on, and whether to rank at all. A partition within the budget is ranked on
+    every word. Otherwise each word's matches in the partition are counted up to the budget (a bounded
+    read of the GIN index) and words are kept rarest first while their matches stay within it (the rarest
+    always); words matching nothing are dropped. Returns ranked=False when even the rarest exceeds it."""
+    bound = MATCHED_ROWS_BUDGET + 1
+    count = (
+        "SELECT count(*) FROM (SELECT 1 FROM memories m WHERE m.tenant = %s AND m.user_id = %s "
+        "AND m.retired_at IS NULL AND {cond} LIMIT %s) c"
+    )
+    small = conn.execute(count.format(cond="true"), (*partition, bound)).fetchone()[0]
+    if small <= MATCHED_ROWS_BUDGET:
+        return phrases, True
+    match = "m.keywords @@ phraseto_tsquery('memscribe_words', %s)"
+    docs = sorted(
+        (int(conn.execute(count.format(cond=match), (*partition, phrase, bound)).fetchone()[0]), i, phrase)
+        for i, phrase in enumerate(phrases)
+    )
+    known = [(n, i, phrase) for n, i, phrase in docs if n]
+    if not known:
+        return phrases, True
+    kept: list[tuple[int, str]] = []
+    matched = 0
+    for n, i, phrase in known:
+        if kept and matched + n > MATCHED_ROWS_BUDGET:
+            break
+        kept.append((i, phrase))
+        matched += n
+    return [phrase for _, phrase in sorted(kept)], known[0][0] <= MATCHED_ROWS_BUDGET
 
 
 def vector_literal(vector: Any) -> str:
@@ -39,17 +71,23 @@ class SearchMixin:
         phrases = [bigram_phrase(term) for term in terms[:MAX_QUERY_TERMS] if term.strip()]
         if not phrases:
             return []
-        # Each word (a CJK word: the phrase of its bigrams, as the index holds it) ORed with the others.
-        tsquery = " || ".join(["phraseto_tsquery('memscribe_words', %s)"] * len(phrases))
         clause, params = where(partition, flt)
-        sql = (
-            f"SELECT m.version_id, ts_rank(m.keywords, q.q) AS score FROM memories m, (SELECT {tsquery} AS q) q "
-            f"WHERE m.keywords @@ q.q AND {clause} ORDER BY score DESC, m.seq LIMIT %s"
-        )
 
         def work(conn: Any) -> list[tuple[str, float]]:
-            rows = conn.execute(sql, (*phrases, *params, limit)).fetchall()
-            return [(vid, float(score)) for vid, score in rows]
+            chosen, ranked = _selective(conn, partition, phrases)
+            # Each word (a CJK word: the phrase of its bigrams, as the index holds it) ORed with the others.
+            tsquery = " || ".join(["phraseto_tsquery('memscribe_words', %s)"] * len(chosen))
+            # ts_rank reads every matching row's tsvector: when even the rarest word matches more rows than
+            # the budget, rank the newest matches instead (as the SQLite store does).
+            score, order = ("ts_rank(m.keywords, q.q)", "score DESC, m.seq") if ranked else ("0", "m.seq DESC")
+            sql = (
+                f"SELECT m.version_id, {score} AS score FROM memories m, (SELECT {tsquery} AS q) q "
+                f"WHERE m.keywords @@ q.q AND {clause} ORDER BY {order} LIMIT %s"
+            )
+            rows = conn.execute(sql, (*chosen, *params, limit)).fetchall()
+            if ranked:
+                return [(vid, float(s)) for vid, s in rows]
+            return [(vid, 1.0 / (1 + i)) for i, (vid, _) in enumerate(rows)]
 
         result: list[tuple[str, float]] = self.run(work, partition)
         return result
