@@ -15,7 +15,7 @@ FORMATTED := memscribe/settings.py memscribe/types.py memscribe/cli memscribe/cl
 	tests/test_cli_app.py tests/test_types.py tests/test_add_reasons.py tests/test_sdk_mem0.py
 DATA ?= $(wildcard ../shared/data)
 
-.PHONY: demo test test-ui test-slow test-llm test-train bench-llm lint bench bench-speed bench-updates bench-locomo bench-load bench-vectors clean
+.PHONY: demo test test-ui test-postgres test-slow test-llm test-train bench-llm lint bench bench-speed bench-updates bench-locomo bench-load bench-vectors clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -43,6 +43,11 @@ test-ui: $(STAMP)
 	command -v chromium >/dev/null || apt-get install -y chromium || (apt-get update && apt-get install -y chromium)
 	$(PY) -c "import playwright" 2>/dev/null || PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 $(PY) -m pip install --quiet "playwright>=1.40"
 	$(PY) -m pytest tests/ui -m ui
+# The PostgreSQL backend: the record-store contract and tests/postgres against a throwaway cluster (initdb in
+# a temporary directory). Needs PostgreSQL's server binaries and pgvector (.ci/install-pgvector).
+test-postgres: $(STAMP)
+	$(PY) -m pip install --quiet -e ".[postgres]"
+	$(PY) -m pytest -m postgres tests/contract tests/postgres
 
 # The adversarial runs that take minutes: the kill -9 soak, negative fuzzing, 1 MB ReDoS budgets.
 test-slow: $(STAMP)

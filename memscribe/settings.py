@@ -40,6 +40,7 @@ __all__ = [
 # name -> (setting it feeds, what it means). docs/cli.md must mention every one (tests/test_cli.py).
 ENV_VARS: dict[str, tuple[str, str]] = {
     "MEMSCRIBE_HOME": ("home", "directory holding the store; the database is <home>/memscribe.db"),
+    "MEMSCRIBE_STORE": ("store", "store URL, e.g. postgresql://memscribe@db-host/memscribe (default: the SQLite file)"),
     "MEMSCRIBE_CONFIG": ("config", "TOML config file (default: <home>/config.toml)"),
     "MEMSCRIBE_WRITER": ("writer", "memory writer: raw, lite, pro, ultra, ..."),
     "MEMSCRIBE_EMBEDDER": ("embedder", "embedder spec: local (MiniLM ONNX), e5 (multilingual) or hash[:dim]"),
@@ -86,10 +87,25 @@ class Settings:
     llm_structured: Setting = Setting(None, "default")
     config: Setting = Setting(None, "default")
     vectors: Setting = Setting(None, "default")
+    store: Setting = Setting(None, "default")
 
     def rows(self) -> list[tuple[str, str | None, str]]:
-        """(name, value, source) for every setting, in declaration order."""
-        return [(f.name, getattr(self, f.name).value, getattr(self, f.name).source) for f in fields(self)]
+        """(name, value, source) for every setting, in declaration order; a store URL without its password."""
+        rows = [(f.name, getattr(self, f.name).value, getattr(self, f.name).source) for f in fields(self)]
+        return [(name, _without_password(value) if name == "store" else value, src) for name, value, src in rows]
+
+    @property
+    def store_spec(self) -> str:
+        """What the store is opened from: the store URL when one is set, else the SQLite file."""
+        return str(self.store.value or self.db.value)
+
+
+def _without_password(url: str | None) -> str | None:
+    if not url or "@" not in url or "://" not in url:
+        return url
+    scheme, rest = url.split("://", 1)
+    credentials, _, host = rest.rpartition("@")
+    return f"{scheme}://{credentials.split(':', 1)[0]}{':***' if ':' in credentials else ''}@{host}"
 
 
 def is_loopback(host: str) -> bool:
@@ -177,6 +193,7 @@ def resolve_settings(flags: Mapping[str, str | None], environ: Mapping[str, str]
         llm_structured=src.pick("llm_structured", "MEMSCRIBE_LLM_STRUCTURED", None),
         config=Setting(str(config_path), "env" if explicit else ("file" if file else "default")),
         vectors=src.pick("vectors", "MEMSCRIBE_VECTORS", None),
+        store=src.pick("store", "MEMSCRIBE_STORE", None),
     )
 
 
@@ -234,4 +251,4 @@ def open_memory(settings: Settings) -> Memory:
     """A Memory over the configured store. Nothing is created on disk until the first write."""
     from memscribe.engine.memory import Memory
 
-    return Memory(settings.db.value, config=memory_config(settings))
+    return Memory(settings.store_spec, config=memory_config(settings))

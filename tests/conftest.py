@@ -33,3 +33,6 @@ def mem(tmp_path: Path, clock: FrozenClock) -> Iterator[Memory]:
 @pytest.fixture(autouse=True)
 def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MEMSCRIBE_HOME", str(tmp_path / "home"))
+
+
+from postgres.fixtures import pg_cluster  # noqa: E402, F401  (the throwaway PostgreSQL server, tests/postgres)

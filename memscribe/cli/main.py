@@ -19,6 +19,7 @@ from memscribe.cli.bench_cmds import bench_group
 from memscribe.cli.doctor import doctor_cmd
 from memscribe.cli.hub_cmds import hub_group
 from memscribe.cli.hub_feed_cmds import attach as attach_hub_feed
+from memscribe.cli.migrate_cmd import migrate_cmd
 from memscribe.cli.output import report_error
 from memscribe.cli.state import CliState
 from memscribe.cli.train_cmds import register as register_train
@@ -98,7 +99,7 @@ def cli(
     ctx.obj = CliState(settings=resolve_settings(flags), json=json_output)
 
 
-for _command in (*memory_cmds.COMMANDS, *admin_cmds.COMMANDS, doctor_cmd, bench_group, hub_group, ui_cmd):
+for _command in (*memory_cmds.COMMANDS, *admin_cmds.COMMANDS, doctor_cmd, bench_group, hub_group, ui_cmd, migrate_cmd):
     cli.add_command(_command)
 attach_hub_feed(hub_group)
 # The server and MCP commands import their frameworks only when run, so the base install keeps working.

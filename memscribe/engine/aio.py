@@ -55,7 +55,7 @@ class AsyncMemory:
         config: MemoryConfig | None = None,
         writer: str | Writer | None = None,
         embedder: str | Embedder | None = None,
-        store: Store | None = None,
+        store: Store | str | None = None,
         clock: Clock | None = None,
         tenant: str | None = None,
         vectors: str | VectorIndex | None = None,

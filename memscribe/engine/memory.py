@@ -64,7 +64,7 @@ def build_core(
     config: MemoryConfig | None,
     writer: str | Writer | None,
     embedder: str | Embedder | None,
-    store: Store | None,
+    store: Store | str | None,
     clock: Clock | None,
     tenant: str | None,
     vectors: str | VectorIndex | None = None,
@@ -73,16 +73,16 @@ def build_core(
     from memscribe.providers.registry import make_embedder
 
     cfg = config or MemoryConfig()
-    if store is None:
-        from memscribe.stores.select import make_vector_index
-        from memscribe.stores.sqlite import SQLiteStore
+    if store is None or isinstance(store, str):  # a URL (postgresql://...) or a path; default: the SQLite file
+        from memscribe.stores.factory import open_store
 
-        db = Path(path) if path else cfg.resolved_path()
-        chosen = vectors if vectors is not None else cfg.vectors
-        index = (
-            make_vector_index(chosen, db_path=db, api_key=cfg.vectors_api_key) if isinstance(chosen, str) else chosen
+        location = store if isinstance(store, str) else (path if path else cfg.resolved_path())
+        store = open_store(
+            location,
+            lock_timeout=cfg.lock_timeout,
+            vectors=vectors if vectors is not None else cfg.vectors,
+            vectors_api_key=cfg.vectors_api_key,
         )
-        store = SQLiteStore(db, lock_timeout=cfg.lock_timeout, vector_index=index)
     elif vectors is not None:
         raise ConfigError("pass vectors= to the store you give, not to Memory")
     chosen_writer = writer if writer is not None else cfg.writer
@@ -129,7 +129,7 @@ class Memory:
         config: MemoryConfig | None = None,
         writer: str | Writer | None = None,
         embedder: str | Embedder | None = None,
-        store: Store | None = None,
+        store: Store | str | None = None,
         clock: Clock | None = None,
         tenant: str | None = None,
         vectors: str | VectorIndex | None = None,

@@ -1,0 +1,146 @@
+"""Keyword (``tsvector`` / GIN, ``ts_rank``) and vector (pgvector, inner product; HNSW over current versions)
+search for PostgresStore, confined to one partition and a RecordFilter."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from memscribe.core.cjk import bigram_phrase
+from memscribe.errors import EmbeddingMismatch
+from memscribe.stores.ports import Partition, RecordFilter
+from memscribe.stores.postgres.filters import where
+
+if TYPE_CHECKING:
+    from memscribe.providers.ports import Vectors
+
+__all__ = ["MAX_QUERY_TERMS", "SearchMixin", "vector_literal"]
+
+MAX_QUERY_TERMS = 16  # the query words ORed together, in query order
+MATCHED_ROWS_BUDGET = 1_000  # words are kept, rarest first, while the rows they match stay under this
+
+
+def _selective(conn: Any, partition: Partition, phrases: list[str]) -> tuple[list[str], bool]:
+    """The query's words to rank on, and whether to rank at all. A partition within the budget is ranked on
+    every word. Otherwise words are kept rarest first while the rows they match stay within the budget (the
+    rarest always), and ranked=False when even the rarest exceeds it. Row counts are PostgreSQL's own
+    statistics of the column (the most common lexemes and their frequencies, store-wide: an upper bound for
+    one partition, as the SQLite store's vocabulary counts are); a word too rare to be listed counts as rare.
+    Before the table's first ANALYZE, each word's matches in the partition are counted, bounded."""
+    bound = MATCHED_ROWS_BUDGET + 1
+    count = (
+        "SELECT count(*) FROM (SELECT 1 FROM memories m WHERE m.tenant = %s AND m.user_id = %s "
+        "AND m.retired_at IS NULL AND {cond} LIMIT %s) c"
+    )
+    small = conn.execute(count.format(cond="true"), (*partition, bound)).fetchone()[0]
+    if small <= MATCHED_ROWS_BUDGET:
+        return phrases, True
+    common = _common_lexemes(conn)
+    if common is not None:
+        docs = sorted((_estimate(phrase, common), i, phrase) for i, phrase in enumerate(phrases))
+    else:
+        match = "m.keywords @@ phraseto_tsquery('memscribe_words', %s)"
+        docs = sorted(
+            (int(conn.execute(count.format(cond=match), (*partition, phrase, bound)).fetchone()[0]), i, phrase)
+            for i, phrase in enumerate(phrases)
+        )
+        docs = [(n, i, phrase) for n, i, phrase in docs if n]  # words matching nothing add nothing
+    if not docs:
+        return phrases, True
+    kept: list[tuple[int, str]] = []
+    matched = 0
+    for n, i, phrase in docs:
+        if kept and matched + n > MATCHED_ROWS_BUDGET:
+            break
+        kept.append((i, phrase))
+        matched += n
+    return [phrase for _, phrase in sorted(kept)], docs[0][0] <= MATCHED_ROWS_BUDGET
+
+
+def _common_lexemes(conn: Any) -> dict[str, int] | None:
+    """lexeme -> estimated rows holding it, for the lexemes ANALYZE found common; None before any ANALYZE."""
+    row = conn.execute(
+        "SELECT s.most_common_elems::text::text[], s.most_common_elem_freqs, c.reltuples FROM pg_stats s "
+        "JOIN pg_class c ON c.oid = 'memories'::regclass "
+        "WHERE s.schemaname = current_schema() AND s.tablename = 'memories' AND s.attname = 'keywords'"
+    ).fetchone()
+    if row is None or row[0] is None:
+        return None
+    lexemes, freqs, rows = row
+    return {lexeme: int(freq * max(rows, 0)) for lexeme, freq in zip(lexemes, freqs, strict=False)}
+
+
+def _estimate(phrase: str, common: dict[str, int]) -> int:
+    """Rows a phrase matches at most: its rarest word's count (a word not listed is rare: counted as 1)."""
+    return min((common.get(word, 1) for word in phrase.lower().split()), default=1)
+
+
+def vector_literal(vector: Any) -> str:
+    """A float32 vector as pgvector's text form."""
+    return "[" + ",".join(f"{x:.8g}" for x in np.asarray(vector, dtype=np.float32).reshape(-1).tolist()) + "]"
+
+
+class SearchMixin:
+    """Search methods of PostgresStore; the store provides ``run`` and ``embedding_model``."""
+
+    run: Callable[..., Any]
+    embedding_model: Callable[[], tuple[str, int] | None]
+    ensure_ann_index: Callable[[int], None]
+
+    def keyword_search(
+        self, partition: Partition, terms: Sequence[str], flt: RecordFilter, limit: int
+    ) -> list[tuple[str, float]]:
+        phrases = [bigram_phrase(term) for term in terms[:MAX_QUERY_TERMS] if term.strip()]
+        if not phrases:
+            return []
+        clause, params = where(partition, flt)
+
+        def work(conn: Any) -> list[tuple[str, float]]:
+            chosen, ranked = _selective(conn, partition, phrases)
+            # Each word (a CJK word: the phrase of its bigrams, as the index holds it) ORed with the others.
+            tsquery = " || ".join(["phraseto_tsquery('memscribe_words', %s)"] * len(chosen))
+            # ts_rank reads every matching row's tsvector: when even the rarest word matches more rows than
+            # the budget, rank the newest matches instead (as the SQLite store does).
+            score, order = ("ts_rank(m.keywords, q.q)", "score DESC, m.seq") if ranked else ("0", "m.seq DESC")
+            sql = (
+                f"SELECT m.version_id, {score} AS score FROM memories m, (SELECT {tsquery} AS q) q "
+                f"WHERE m.keywords @@ q.q AND {clause} ORDER BY {order} LIMIT %s"
+            )
+            rows = conn.execute(sql, (*chosen, *params, limit)).fetchall()
+            if ranked:
+                return [(vid, float(s)) for vid, s in rows]
+            return [(vid, 1.0 / (1 + i)) for i, (vid, _) in enumerate(rows)]
+
+        result: list[tuple[str, float]] = self.run(work, partition)
+        return result
+
+    def vector_search(
+        self, partition: Partition, vector: Vectors, model_id: str, flt: RecordFilter, limit: int
+    ) -> list[tuple[str, float]]:
+        known = self.embedding_model()
+        if known is None:
+            return []
+        query = np.asarray(vector, dtype=np.float32).reshape(-1)
+        if known != (model_id, query.shape[0]):
+            raise EmbeddingMismatch(
+                f"this store holds {known[0]} vectors of dim {known[1]}; the query used {model_id} of dim "
+                f"{query.shape[0]}"
+            )
+        dim = int(known[1])
+        self.ensure_ann_index(dim)
+        clause, params = where(partition, flt)
+        # The cast matches the HNSW index's expression: for current versions of a large partition the planner
+        # walks the index (iteratively, until enough rows pass the filter); for history, as_of and small
+        # partitions it ranks the partition's rows exactly.
+        distance = f"(m.embedding::vector({dim}) <#> %s::vector({dim}))"
+        sql = f"SELECT m.version_id, -{distance} FROM memories m WHERE {clause} ORDER BY {distance} LIMIT %s"
+        literal = vector_literal(query)
+
+        def work(conn: Any) -> list[tuple[str, float]]:
+            rows = conn.execute(sql, (literal, *params, literal, limit)).fetchall()
+            return [(vid, float(score)) for vid, score in rows]
+
+        result: list[tuple[str, float]] = self.run(work, partition)
+        return result
