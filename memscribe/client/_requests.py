@@ -123,7 +123,11 @@ def mem0_scope(user_id: object, filters: Mapping[str, Any] | None) -> tuple[obje
     for part in parts:
         if not isinstance(part, Mapping) or {"OR", "NOT", "AND"} & set(part):
             raise _invalid("memscribe filters are one AND of fields (no OR/NOT)")
-        flat.update({_ALIASES.get(k, k): v for k, v in part.items()})
+        for key, value in part.items():
+            name = _ALIASES.get(key, key)
+            if name in flat and flat[name] != value:
+                raise _invalid(f"{key} is given twice with different values in filters: pass it once")
+            flat[name] = value
     inner = flat.pop("user_id", None)
     if inner is not None and user_id is not None and inner != user_id:
         raise _invalid(f"user_id {user_id!r} and filters.user_id {inner!r} disagree")

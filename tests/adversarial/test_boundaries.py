@@ -65,6 +65,34 @@ def test_requests_over_one_mebibyte_are_refused(served: tuple[TestClient, dict[s
     assert client.post("/v1/memories", json=big, headers=headers).status_code == 413
 
 
+def test_a_scope_key_given_twice_is_refused_not_chosen(served: tuple[TestClient, dict[str, str]]) -> None:
+    client, headers = served
+    assert client.post("/v1/memories", json=ADD, headers=headers).status_code == 200
+    twice = [
+        ("/v2/memories/search/", {"query": "Lyon", "user_id": "u", "filters": {"user_id": "v"}}),
+        ("/v2/memories/search/", {"query": "Lyon", "filters": {"AND": [{"user_id": "u"}, {"user_id": "v"}]}}),
+        ("/v2/memories/search/", {"query": "Lyon", "user_id": "u", "run_id": "r", "filters": {"run_id": "s"}}),
+        ("/v2/memories/", {"user_id": "v", "filters": {"user_id": "u"}}),
+        ("/v1/memories/search/", {"query": "Lyon", "user_id": "u", "filters": {"user_id": "v"}}),
+        ("/v1/memories/search/", {"query": "Lyon", "user_id": "u", "agent_id": "a", "filters": {"agent_id": "b"}}),
+    ]
+    for path, body in twice:
+        r = client.post(path, json=body, headers=headers)
+        assert r.status_code == 422 and "twice" in r.json()["error"]["message"], (path, body, r.text)
+    same = {"query": "Lyon", "user_id": "u", "filters": {"AND": [{"user_id": "u"}]}}
+    assert client.post("/v2/memories/search/", json=same, headers=headers).json()["results"]
+
+
+def test_the_client_refuses_a_scope_key_twice_in_filters() -> None:
+    from memscribe.client._requests import mem0_scope
+
+    with pytest.raises(InvalidInput, match="twice"):
+        mem0_scope(None, {"AND": [{"user_id": "u"}, {"user_id": "v"}]})
+    with pytest.raises(InvalidInput, match="twice"):
+        mem0_scope("u", {"AND": [{"run_id": "r"}, {"session_id": "s"}]})
+    assert mem0_scope(None, {"AND": [{"user_id": "u"}, {"run_id": "r"}]}) == ("u", {"session_id": "r"})
+
+
 def test_mcp_over_http_checks_host_and_origin_on_every_loopback_address() -> None:
     for host in ("127.0.0.1", "127.0.0.2", "::1", "localhost"):
         security = http_options(host, 9000)["transport_security"]
