@@ -23,6 +23,9 @@ SIZES = (1024, 4 * 1024, 16 * 1024, 64 * 1024, 256 * 1024, 1024 * 1024)
 LINEAR = 10.0
 FLOOR = 0.02  # seconds of CPU at the larger size before a step is judged
 PAIRS = 3  # interleaved pairs measured when a step looks super-linear
+# CPU seconds per byte past which an input fails at once, whatever its growth: 30 s per MB, ten times the
+# whole redactor's cost (so a cubic pattern fails at 1 KB instead of running for hours).
+PER_BYTE = 30e-6
 
 
 @dataclass(frozen=True)
@@ -60,8 +63,12 @@ def growth(fn: Callable[[str], object], make: Callable[[int], str], sizes: tuple
     for hours at 1 MB) and stop at the first step that is super-linear twice: measured once, then again."""
     previous = cpu_seconds(fn, make(sizes[0]))
     worst, took = 0.0, previous
+    if previous > PER_BYTE * sizes[0]:
+        return Growth(sizes[0], previous, 0.0, linear=False)
     for small, large in itertools.pairwise(sizes):
         took = cpu_seconds(fn, make(large))
+        if took > PER_BYTE * large:
+            return Growth(large, took, took / max(previous, 1e-6), linear=False)
         if took < FLOOR:
             previous = took
             continue
