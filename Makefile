@@ -50,6 +50,7 @@ test-postgres: $(STAMP)
 	$(PY) -m pytest -m postgres tests/contract tests/postgres
 
 # The adversarial runs that take minutes: the kill -9 soak, negative fuzzing, 1 MB ReDoS budgets.
+# A longer soak: make test-slow SOAK_ROUNDS=100 SOAK_SECONDS=30 (defaults 20 rounds of 8 s).
 test-slow: $(STAMP)
 	$(PY) -m pytest -m soak tests/adversarial
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -138,16 +139,25 @@ def test_purge_leaves_no_bytes_in_any_file(tmp_path: Path) -> None:
 def test_read_only_store_gives_a_clear_error_and_no_corruption(tmp_path: Path) -> None:
     from memscribe.errors import StoreError
 
-    if os.geteuid() == 0:
-        pytest.skip("root ignores file permissions; test_full_disk covers the failed-write path")
     db = tmp_path / "ro.db"
     m = Memory(db, writer="raw", embedder="hash")
     m.add("before read only", user_id="u")
     m.close()
     os.chmod(db, 0o444)
-    m2 = Memory(db, writer="raw", embedder="hash")
-    with pytest.raises(StoreError):
-        m2.add("after", user_id="u")
+    # Root writes through any mode: make the file immutable instead (tests/adversarial checks a read-only
+    # directory as root too, through setpriv when chattr is not allowed).
+    immutable = os.geteuid() == 0 and shutil.which("chattr") is not None
+    if os.geteuid() == 0 and not (immutable and subprocess.run(["chattr", "+i", str(db)]).returncode == 0):
+        pytest.skip("as root a read-only file needs chattr +i (CAP_LINUX_IMMUTABLE), refused here")
+    try:
+        m2 = Memory(db, writer="raw", embedder="hash")
+        with pytest.raises(StoreError):
+            m2.add("after", user_id="u")
+        assert [r["memory"] for r in m2.list(user_id="u")["results"]] == ["before read only"]
+        m2.close()
+    finally:
+        if immutable:
+            subprocess.run(["chattr", "-i", str(db)], check=False)
 
 
 FULL_DISK = textwrap.dedent(

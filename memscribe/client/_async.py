@@ -44,7 +44,13 @@ class AsyncMemoryClient:
 
     async def _call(self, call: rq.Call) -> Any:
         try:
-            response = await self._http.request(call.method, call.path, params=call.params or None, json=call.json)
+            response = await self._http.request(
+                call.method,
+                call.path,
+                params=call.params or None,
+                content=call.body(),
+                headers=rq.JSON_HEADERS if call.json is not None else None,
+            )
         except httpx.TransportError as exc:
             raise ServerUnavailable(f"{type(exc).__name__}: {exc}") from exc
         return rq.decode(response.status_code, response.content)

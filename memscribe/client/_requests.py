@@ -13,6 +13,7 @@ from urllib.parse import quote
 from memscribe.client._errors import error_from_response
 
 __all__ = [
+    "JSON_HEADERS",
     "Call",
     "add",
     "decode",
@@ -33,14 +34,66 @@ __all__ = [
 ]
 
 NDJSON = "application/x-ndjson"
+JSON_HEADERS = {"content-type": "application/json"}
 
 
 @dataclass(frozen=True)
 class Call:
+    """One request. Built only from what can be sent: a lone surrogate, a value JSON cannot carry or a
+    non-string key is an :class:`InvalidInput` naming the field, as the local SDK raises, never a raw
+    ``UnicodeEncodeError`` or ``TypeError`` from deep inside httpx."""
+
     method: str
     path: str
     params: dict[str, Any] = field(default_factory=dict)
     json: Any = None
+
+    def __post_init__(self) -> None:
+        for key, value in self.params.items():
+            if not isinstance(value, str | int | float | bool):
+                raise _invalid(f"{key} must be a string or a number, got {type(value).__name__}")
+            if isinstance(value, str):
+                _check_text(value, key)
+        if self.json is not None:
+            _check_json(self.json, "")
+
+    def body(self) -> bytes | None:
+        """The JSON body as UTF-8 (checked at construction, so it always encodes)."""
+        if self.json is None:
+            return None
+        return json.dumps(self.json, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
+
+
+def _check_text(text: str, where: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise _invalid(
+            f"{where or 'the value'} is not valid Unicode (character {exc.start} is a lone surrogate)"
+        ) from None
+
+
+def _check_json(value: Any, where: str, depth: int = 0) -> None:
+    if isinstance(value, str):
+        _check_text(value, where)
+    elif isinstance(value, bool | int) or value is None:
+        return
+    elif isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise _invalid(f"{where} must be a finite number, got {value}")
+    elif depth > 64:
+        raise _invalid(f"{where} nests too deeply")
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise _invalid(f"{where or 'the body'} has a key that is not a string: {key!r}")
+            _check_text(key, f"a key of {where or 'the body'}")
+            _check_json(item, f"{where}.{key}" if where else key, depth + 1)
+    elif isinstance(value, list | tuple):
+        for i, item in enumerate(value):
+            _check_json(item, f"{where}[{i}]", depth + 1)
+    else:
+        raise _invalid(f"{where} must be a JSON value, got {type(value).__name__}")
 
 
 def _clean(values: Mapping[str, Any]) -> dict[str, Any]:
@@ -53,6 +106,7 @@ def _clean(values: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _mid(memory_id: str) -> str:
+    _check_text(str(memory_id), "memory_id")
     return quote(str(memory_id), safe="")
 
 
@@ -69,7 +123,11 @@ def mem0_scope(user_id: object, filters: Mapping[str, Any] | None) -> tuple[obje
     for part in parts:
         if not isinstance(part, Mapping) or {"OR", "NOT", "AND"} & set(part):
             raise _invalid("memscribe filters are one AND of fields (no OR/NOT)")
-        flat.update({_ALIASES.get(k, k): v for k, v in part.items()})
+        for key, value in part.items():
+            name = _ALIASES.get(key, key)
+            if name in flat and flat[name] != value:
+                raise _invalid(f"{key} is given twice with different values in filters: pass it once")
+            flat[name] = value
     inner = flat.pop("user_id", None)
     if inner is not None and user_id is not None and inner != user_id:
         raise _invalid(f"user_id {user_id!r} and filters.user_id {inner!r} disagree")
@@ -197,9 +255,10 @@ def export(user_id: object) -> Call:
 
 def ndjson(lines: Iterable[str]) -> Iterator[bytes]:
     """Export lines as an NDJSON request body, one line each."""
-    for line in lines:
+    for number, line in enumerate(lines, start=1):
         text = line.rstrip("\n")
         if text.strip():
+            _check_text(text, f"import line {number}")
             yield text.encode() + b"\n"
 
 

@@ -17,8 +17,15 @@ __all__ = ["AccessMiddleware", "BodyLimitMiddleware", "HostOriginMiddleware"]
 access_log = logging.getLogger("memscribe.server.access")
 
 
-def _too_large(limit: int) -> list[Message]:
-    return _refusal(413, "payload_too_large", f"request body over {limit} bytes")
+def _over(limit: int, path: str) -> str:
+    if path.startswith("/v1/import"):  # the one body a user may legitimately need larger: say how
+        return (f"import body over {limit} bytes: nothing was imported; split the file, raise the server's "
+                "--max-import, or run `memscribe import FILE` on the store's machine")  # fmt: skip
+    return f"request body over {limit} bytes"
+
+
+def _too_large(limit: int, path: str) -> list[Message]:
+    return _refusal(413, "payload_too_large", _over(limit, path))
 
 
 def _refusal(status: int, code: str, message: str) -> list[Message]:
@@ -44,10 +51,11 @@ class BodyLimitMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        limit = self._limit_for(scope.get("path", ""))
+        path = scope.get("path", "")
+        limit = self._limit_for(path)
         declared = dict(scope.get("headers") or ()).get(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > limit:
-            for message in _too_large(limit):
+            for message in _too_large(limit, path):
                 await send(message)
             return
         seen = 0
@@ -59,7 +67,7 @@ class BodyLimitMiddleware:
                 seen += len(message.get("body", b""))
                 if seen > limit:
                     # An HTTPException: FastAPI's body reader re-raises it, the error handlers answer 413.
-                    raise HTTPException(413, f"request body over {limit} bytes")
+                    raise HTTPException(413, _over(limit, path))
             return message
 
         await self.app(scope, counting_receive, send)

@@ -9,10 +9,12 @@ from memscribe.config import MemoryConfig
 from memscribe.errors import ConfigError
 from memscribe.settings import is_loopback
 
-__all__ = ["DEFAULT_PORT", "MiB", "ServerSettings", "is_loopback", "served_hosts"]
+__all__ = ["DEFAULT_IMPORT_BYTES", "DEFAULT_PORT", "MiB", "ServerSettings", "is_loopback", "served_hosts"]
 
 DEFAULT_PORT = 8765
 MiB = 1024 * 1024  # bytes
+# An import is checked whole before anything is written, so the server holds all of it: this bounds that.
+DEFAULT_IMPORT_BYTES = 64 * MiB
 
 
 @dataclass(frozen=True)
@@ -36,7 +38,7 @@ class ServerSettings:
     cors_origins: tuple[str, ...] = ()
     allowed_hosts: tuple[str, ...] = ()  # extra Host names a proxy in front may send
     max_body_bytes: int = 1 * MiB
-    max_import_bytes: int = 256 * MiB
+    max_import_bytes: int = DEFAULT_IMPORT_BYTES  # /v1/import only; `memscribe import FILE` has no limit
     latency_window: int = 1024  # recent requests per route kept for latency percentiles
     llm: str | None = None  # "provider:model" for the LLM writers
     llm_base_url: str | None = None

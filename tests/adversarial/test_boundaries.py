@@ -5,7 +5,6 @@ tag, and sizes and encodings that must be refused with a 4xx from the one error 
 from __future__ import annotations
 
 import json
-import os
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +17,8 @@ from memscribe.errors import ERROR_TABLE, InvalidInput, NotFound, ScopeError
 from memscribe.mcp.framing import frame_memories
 from memscribe.mcp.security import http_options
 from memscribe.server import KeyStore, ServerSettings, create_app
+
+from .readonly import methods, read_only_home, run_read_only
 
 ADMIN = "admin-key-0123456789abcdef"
 EVIL = {"Origin": "http://evil.example"}
@@ -62,6 +63,34 @@ def test_requests_over_one_mebibyte_are_refused(served: tuple[TestClient, dict[s
     client, headers = served
     big = {"messages": [{"role": "user", "content": "x" * (1024 * 1024)}], "user_id": "u"}
     assert client.post("/v1/memories", json=big, headers=headers).status_code == 413
+
+
+def test_a_scope_key_given_twice_is_refused_not_chosen(served: tuple[TestClient, dict[str, str]]) -> None:
+    client, headers = served
+    assert client.post("/v1/memories", json=ADD, headers=headers).status_code == 200
+    twice = [
+        ("/v2/memories/search/", {"query": "Lyon", "user_id": "u", "filters": {"user_id": "v"}}),
+        ("/v2/memories/search/", {"query": "Lyon", "filters": {"AND": [{"user_id": "u"}, {"user_id": "v"}]}}),
+        ("/v2/memories/search/", {"query": "Lyon", "user_id": "u", "run_id": "r", "filters": {"run_id": "s"}}),
+        ("/v2/memories/", {"user_id": "v", "filters": {"user_id": "u"}}),
+        ("/v1/memories/search/", {"query": "Lyon", "user_id": "u", "filters": {"user_id": "v"}}),
+        ("/v1/memories/search/", {"query": "Lyon", "user_id": "u", "agent_id": "a", "filters": {"agent_id": "b"}}),
+    ]
+    for path, body in twice:
+        r = client.post(path, json=body, headers=headers)
+        assert r.status_code == 422 and "twice" in r.json()["error"]["message"], (path, body, r.text)
+    same = {"query": "Lyon", "user_id": "u", "filters": {"AND": [{"user_id": "u"}]}}
+    assert client.post("/v2/memories/search/", json=same, headers=headers).json()["results"]
+
+
+def test_the_client_refuses_a_scope_key_twice_in_filters() -> None:
+    from memscribe.client._requests import mem0_scope
+
+    with pytest.raises(InvalidInput, match="twice"):
+        mem0_scope(None, {"AND": [{"user_id": "u"}, {"user_id": "v"}]})
+    with pytest.raises(InvalidInput, match="twice"):
+        mem0_scope("u", {"AND": [{"run_id": "r"}, {"session_id": "s"}]})
+    assert mem0_scope(None, {"AND": [{"user_id": "u"}, {"run_id": "r"}]}) == ("u", {"session_id": "r"})
 
 
 def test_mcp_over_http_checks_host_and_origin_on_every_loopback_address() -> None:
@@ -177,19 +206,42 @@ def test_bad_input_is_a_user_error(tmp_path: Path, call: object, error: type[Exc
         assert m.stats()["episodes"] == 0
 
 
-def test_a_read_only_store_still_reads(tmp_path: Path) -> None:
-    home = tmp_path / "ro"
-    with Memory(home / "store.db", writer="raw", embedder="hash") as m:
-        m.add("I like green tea", user_id="u")
-    for p in home.rglob("*"):
-        if p.suffix in (".lock",) or p.name.endswith(("-wal", "-shm")):
-            p.unlink()
-    os.chmod(home, 0o500)
+READ_ONLY_CHECK = """
+import hashlib, json
+from memscribe import Memory
+from memscribe.errors import MemscribeError
+store = sys.argv[1]
+before = hashlib.sha256(open(store, "rb").read()).hexdigest()
+with Memory(store, writer="raw", embedder="hash") as m:
+    listed = [r["memory"] for r in m.list(user_id="u")["results"]]
+    found = [r["memory"] for r in m.search("green tea", user_id="u")["results"]]
     try:
-        with Memory(home / "store.db", writer="raw", embedder="hash") as m:
-            assert [r["memory"] for r in m.list(user_id="u")["results"]] == ["I like green tea"]
-    finally:
-        os.chmod(home, 0o700)
+        m.add("written anyway", user_id="u")
+        refused = None
+    except MemscribeError as exc:
+        refused = type(exc).__name__
+after = hashlib.sha256(open(store, "rb").read()).hexdigest()
+print(json.dumps({"listed": listed, "found": found, "refused": refused, "unchanged": before == after}))
+"""
+
+
+def test_a_read_only_store_reads_and_refuses_writes_clearly() -> None:
+    available = methods()
+    if not available:
+        pytest.skip("running as root without chattr +i (CAP_LINUX_IMMUTABLE) or setpriv: no read-only store")
+    for method in available:
+        with read_only_home() as home:
+            with Memory(home / "store.db", writer="raw", embedder="hash") as m:
+                m.add("I like green tea", user_id="u")
+            for p in home.rglob("*"):  # a store as a backup or a read-only mount holds it: no lock, no WAL
+                if p.suffix == ".lock" or p.name.endswith(("-wal", "-shm")):
+                    p.unlink()
+            proc = run_read_only(home, method, READ_ONLY_CHECK, home / "store.db")
+            assert proc.returncode == 0 and "Traceback" not in proc.stderr, (method, proc.stderr[-2000:])
+            probe, report = proc.stdout.splitlines()[0], json.loads(proc.stdout.splitlines()[-1])
+            assert probe == "writable: no", method  # the check really ran against a read-only directory
+            assert report == {"listed": ["I like green tea"], "found": ["I like green tea"],
+                              "refused": "StoreReadOnly", "unchanged": True}, method  # fmt: skip
 
 
 def test_invalid_utf8_on_the_command_line_is_a_usage_error(tmp_path: Path) -> None:

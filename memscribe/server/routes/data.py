@@ -139,14 +139,19 @@ def _body_lines(request: Request) -> Iterator[str]:
         except StopAsyncIteration:
             return None
 
-    buffer = b""
+    buffer = bytearray()  # the unfinished line; only each new chunk is searched, so a long line stays linear
     while (chunk := anyio.from_thread.run(next_chunk)) is not None:
-        buffer += chunk
-        *lines, buffer = buffer.split(b"\n")
+        if b"\n" not in chunk:
+            buffer += chunk
+            continue
+        first, *lines, rest = chunk.split(b"\n")
+        buffer += first
+        yield _decode(bytes(buffer))
         for line in lines:
             yield _decode(line)
+        buffer = bytearray(rest)
     if buffer.strip():
-        yield _decode(buffer)
+        yield _decode(bytes(buffer))
 
 
 def _decode(line: bytes) -> str:

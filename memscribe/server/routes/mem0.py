@@ -25,7 +25,7 @@ from memscribe.server.models import (
     PurgeResponse,
     SearchResponse,
 )
-from memscribe.server.routes._common import ERRORS, filters_of, page
+from memscribe.server.routes._common import ERRORS, filters_of, merged_scope, page
 from memscribe.server.routes.data import purge_report
 from memscribe.server.routes.memories import add_memories
 
@@ -108,16 +108,12 @@ def get_all(
 
 @router.post("/search/", response_model=SearchResponse, summary="mem0: search")
 def search(memory: MemoryDep, body: Mem0Search) -> Any:
-    extra = dict(body.filters or {})
-    for key in ("user_id", "agent_id", "run_id", "session_id", "project"):
+    extra = merged_scope({"user_id": body.user_id, "agent_id": body.agent_id, "run_id": body.run_id}, body.filters)
+    for key in ("user_id", "agent_id", "session_id", "project"):
         if extra.get(key) is not None and not isinstance(extra[key], str):
             raise InvalidInput(f"filters.{key} must be a string")
-    user_id = body.user_id or extra.pop("user_id", None)
-    filters = filters_of(
-        agent_id=body.agent_id or extra.pop("agent_id", None),
-        session_id=body.run_id or extra.pop("run_id", None) or extra.pop("session_id", None),
-        **extra,
-    )
+    user_id = extra.pop("user_id", None)
+    filters = filters_of(**extra)
     limit = body.limit or body.top_k or 10
     return memory.search(body.query, user_id=_need_user(user_id), limit=limit, filters=filters)
 

@@ -21,7 +21,7 @@ from memscribe.engine.reading import mem0_scope
 from memscribe.errors import InvalidInput, ScopeError
 from memscribe.server.auth import MemoryDep, TenantDep, server_state
 from memscribe.server.models import MAX_LIMIT, AddRequest, AddResponse, MessageIn, SearchResponse, Timestamp
-from memscribe.server.routes._common import ERRORS
+from memscribe.server.routes._common import ERRORS, merged_scope
 from memscribe.server.routes.data import purge_report
 from memscribe.server.routes.memories import add_memories
 
@@ -98,8 +98,8 @@ class Entities(BaseModel):
 
 def _scope(top: dict[str, Any], filters: dict[str, Any] | None) -> tuple[str, dict[str, Any] | None]:
     """(user_id, engine filters) from top-level entity ids and mem0 ``filters``."""
-    merged = {k: v for k, v in top.items() if v is not None}
-    user_id, rest = mem0_scope(merged.pop("user_id", None), {**merged, **(filters or {})})
+    merged = merged_scope(top, filters)
+    user_id, rest = mem0_scope(merged.pop("user_id", None), merged or None)
     if user_id is None:
         raise ScopeError("memscribe partitions by user: give user_id (at the top level or in filters)")
     if not isinstance(user_id, str):
