@@ -31,7 +31,10 @@ def test_the_writer_gives_a_reason_for_each_message_it_kept_nothing_from() -> No
 def test_the_add_result_carries_the_lite_reasons(tmp_path: Path) -> None:
     with Memory(tmp_path / "m.db", writer="lite", embedder="hash") as memory:
         result = memory.add(
-            [{"role": "user", "content": "thanks so much!"}, {"role": "user", "content": "I adopted a beagle named Max."}],
+            [
+                {"role": "user", "content": "thanks so much!"},
+                {"role": "user", "content": "I adopted a beagle named Max."},
+            ],
             user_id="u",
         )
     outcomes = [(m["outcome"], m["reason"]) for m in result["messages"]]
