@@ -56,6 +56,7 @@ _YEAR_AFTER_MONTH = lazy(
     r" (?:19|20)\d{2}\b"
 )
 _SELF = lazy(r"^(?:I|my|we|our)\b", re.IGNORECASE)
+_SELF_SAYS = lazy(r"\b(?:I|I'm|I've|me|my|we|we're|we've|our|us)\b", re.IGNORECASE)
 # Words that add nothing to a fact said again ("Yep, I'm still in Lisbon").
 _CONFIRMING = frozenset({"i", "my", "me", "we", "our", "still", "yep", "yeah", "yes", "now", "really", "so", "too"})
 _PRONOUN_TOPIC = lazy(r"^(?:about )?(?:him|her|them|it all|that person)$", re.IGNORECASE)
@@ -244,6 +245,8 @@ class _EpisodeRun:
         st = next(s for s, r, _ in kept if r is lead)
         speaker = st.speaker.subject
         other = someone_else(st.text) if lead.subject == speaker else None
+        if other == "someone" and any(_SELF_SAYS.search(s.text) for s, _, _ in kept if s is not st):
+            other = None  # "he's home!! we renamed him Dash": an unnamed "he" in the speaker's own story
         if other is not None:  # "mum was just diagnosed with diabetes" is not the speaker's diagnosis
             subject = f"{speaker}'s {other}"
             facts = [replace(f, subject=subject) if f.subject == speaker else f for f in facts]
