@@ -91,3 +91,17 @@ def test_the_writer_is_deterministic(records: list[MemoryRecord], said: list[str
     first = propose(ListCandidates(records), *turns, when=when)
     again = propose(ListCandidates(records), *turns, when=when)
     assert [replace(op, usage=Usage()) for op in first] == [replace(op, usage=Usage()) for op in again]
+
+
+def test_a_correction_of_an_older_statement_keeps_it_history() -> None:
+    """Found by the explore profile: a late statement kept as history, then corrected in the same episode,
+    lost its ``valid_to`` and so read as a second current residence."""
+    stored_at = datetime(2022, 1, 2, tzinfo=UTC)
+    records = [record("user residence seattle", subject="user", slot="user/residence", value="seattle",
+                      valid_from=stored_at)]  # fmt: skip
+    said = [("user", "I moved to Sydney."), ("user", "Actually, I live in Lisbon, not Porto.")]
+    ops = propose(ListCandidates(records), *said, when=datetime(2022, 1, 1, tzinfo=UTC))
+    _check(ops, records)
+    history = [op for op in ops if op.kind is OpKind.ADD and op.target == records[0].id]
+    assert history and all(op.draft and op.draft.valid_to == stored_at for op in history)
+    assert all(op.draft and "history" in op.draft.tags for op in history)

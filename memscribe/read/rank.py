@@ -132,7 +132,11 @@ def rerank_hits(
     vector: Mapping[str, float] | None = None,
     keyword: Mapping[str, float] | None = None,
 ) -> list[tuple[str, float]]:
-    """``fused`` (version id, score) reordered by relevance, topic, recency and shape; a permutation of it."""
+    """``fused`` (version id, score) reordered by topic, recency and shape; a permutation of it.
+
+    The preferences multiply the fused (reciprocal-rank) score. When ``vector`` and ``keyword`` hold every
+    candidate's scores (the caller saw every match), they multiply each hit's relevance from those scores
+    instead: in a small store every memory is in both lists and ranks alone barely separate them."""
     if vector is not None or keyword is not None:
         relevance = _relevance(fused, vector or {}, keyword or {})
         fused = [(vid, relevance[vid]) for vid, _ in fused]

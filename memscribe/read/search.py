@@ -137,5 +137,10 @@ def gather_hits(
     # A query that names a subject already has it fused in as a list; the rerank holds back other people's
     # memories only for a store's own user or a relative, whose memories the subject list cannot tell apart.
     owner = about if about == {_USER} else set() if about else _owner_unless_relative(query, subjects)
-    fused = rerank_hits(query, fused, records, owner, vscore, kscore)[:limit]
+    # Scores are comparable across candidates only when both lists reached the end of what matches (a small
+    # store): then the rerank weighs how well each hit matches. A list cut at ``depth`` leaves the scores of the
+    # memories below the cut unknown, so the retrieval ranks carry the rerank instead (fusion, not a guess).
+    complete = len(by_vector) < depth and len(by_keyword) < depth
+    scores = (vscore, kscore) if complete else (None, None)
+    fused = rerank_hits(query, fused, records, owner, *scores)[:limit]
     return [Hit(records[vid], score, vscore.get(vid), kscore.get(vid)) for vid, score in fused if vid in records]

@@ -3,7 +3,8 @@
 A topic is named by cue words, in English and in the other languages the lite writer reads (Chinese,
 Spanish, French, German, Portuguese). The writer stores a statement's topics beside it and lets a newer
 statement on a single-valued topic replace an older one; the search prefers memories on the query's topic.
-Cues are deliberately plain words: a topic says what to compare, never what the value is.
+Cues are deliberately plain words: a topic says what to compare, never what the value is. Units of time
+("year", "week") name no topic: "a 2 year old lab mix" is not about school.
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ _CUES: dict[str, tuple[str, str]] = {
         "儿子 女儿 孩子 宝宝 出生 二宝 幼儿园 小学 hijo hija bebé fils fille enfant Sohn Tochter Kind filho filha",
     ),
     "education": (
-        """school college university uni degree major minor semester year class classes course courses
+        """school college university uni degree major minor semester class classes course courses
         student study studying studies transfer transferred graduate graduated graduation exam exams
         thesis phd masters bachelor nursing program""",
         "学校 大学 读研 毕业 专业 考试 universidad université Universität Studium universidade",

@@ -87,7 +87,7 @@ class SceneWriter:
             ops = self._chat(episode, candidates, context, clock)
         else:
             ops = self._task(episode, candidates, decision.scene)
-        return _Proposed(_annotate(ops, decision), getattr(ops, "rejections", []))
+        return _Proposed(_annotate(ops, decision), getattr(ops, "rejections", []), getattr(ops, "skipped", []))
 
     async def apropose(
         self, episode: Episode, candidates: CandidateSource, context: WriteContext, clock: Clock
@@ -100,7 +100,7 @@ class SceneWriter:
             return await asyncio.to_thread(self.propose, episode, candidates, context, clock)
         plain, scoped, ctx = self._chat_inputs(episode, candidates, context)
         ops = self._chat_outputs(plain, await inner_async(plain, scoped, ctx, clock))
-        return _Proposed(_annotate(ops, decision), getattr(ops, "rejections", []))
+        return _Proposed(_annotate(ops, decision), getattr(ops, "rejections", []), getattr(ops, "skipped", []))
 
     def _chat_inputs(
         self, episode: Episode, candidates: CandidateSource, context: WriteContext
@@ -119,6 +119,7 @@ class SceneWriter:
         out = _Proposed(
             [replace(op, draft=normalize_intention(replace(op.draft, scene="chat"))) if op.draft else op for op in ops],
             getattr(ops, "rejections", []),  # the inner writer's own refusals travel on, to be journaled
+            getattr(ops, "skipped", []),  # and its reasons for the messages it kept nothing from
         )
         if self.summaries and self.chat is not None and _turns(plain) >= self.summary_min_messages:
             summary = summarize_episode(plain, self.chat)
@@ -148,11 +149,12 @@ class SceneWriter:
 
 
 class _Proposed(list[Operation]):
-    """Operations plus the inner writer's ``rejections`` (see memscribe.write.ports.writer_rejections)."""
+    """Operations plus the inner writer's ``rejections`` and ``skipped`` (see memscribe.write.ports)."""
 
-    def __init__(self, ops: list[Operation], rejections: list[Any]) -> None:
+    def __init__(self, ops: list[Operation], rejections: list[Any], skipped: list[Any] | None = None) -> None:
         super().__init__(ops)
         self.rejections = list(rejections)
+        self.skipped = list(skipped or ())
 
 
 def _turns(episode: Episode) -> int:

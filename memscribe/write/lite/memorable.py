@@ -13,7 +13,7 @@ from memscribe.core.text import STOPWORDS
 from memscribe.write.lite.lazy import lazy
 from memscribe.write.lite.lexicon import NOT_NAMES, words
 
-__all__ = ["asks", "drop_reason", "question_head", "strip_preamble"]
+__all__ = ["asks", "drop_reason", "question_head", "skip_wording", "strip_preamble"]
 
 _PREAMBLE = lazy(
     r"^(?:(?:hi|hey|hello|yo|hiya|howdy|good (?:morning|afternoon|evening))(?:\s+(?-i:[A-Z][a-z]+))?"
@@ -145,3 +145,24 @@ def drop_reason(text: str) -> str | None:
 def asks(text: str) -> bool:
     """Whether ``text`` opens as a question ("what", "can you", "should I"), whatever its last mark."""
     return _QUESTION_START.match(text.strip()) is not None
+
+
+# How a turn that left no memory is explained to the caller (the add result's per-message reasons).
+_SKIP_WORDING = {
+    "empty": "empty",
+    "about the conversation": "a remark about the conversation itself",
+    "secret": "only a secret, which is redacted and not stored",
+    "question": "a question",
+    "greeting": "filler: a greeting",
+    "thanks": "filler: thanks",
+    "filler": "filler: a reaction or acknowledgement",
+    "too little content": "too little content to hold a fact",
+    "not about anyone": "not about the speaker or anyone named",
+    "request": "a forget request or correction, applied to the memories it names",
+    "assistant": "the assistant's words (only its recommendations are kept)",
+}
+
+
+def skip_wording(reason: str) -> str:
+    """The caller-facing account of a lite drop reason."""
+    return _SKIP_WORDING.get(reason, reason)

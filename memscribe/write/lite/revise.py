@@ -123,8 +123,10 @@ class Reviser:
         pending = self.ledger.pending_slot(fact.slot, draft.owner)
         if pending:
             entry = pending[-1]
-            old = entry.draft
-            kept = replace(draft, valid_from=old.valid_from if old else draft.valid_from)
+            kept = replace(draft, valid_from=entry.draft.valid_from if entry.draft else draft.valid_from)
+            if entry.op.kind is OpKind.ADD and entry.op.target is not None and entry.draft is not None:
+                # history of an out-of-order import stays history: its end is the stored value's start
+                kept = replace(kept, valid_to=entry.draft.valid_to, tags=tuple(dict.fromkeys((*kept.tags, "history"))))
             self.ledger.revise(entry, draft=kept, reason=f"{entry.op.reason}; {note}")
             return
         records = self.ledger.stored_slot(fact.slot, draft.owner)

@@ -43,6 +43,8 @@ _CONDITION = "|".join(sorted((re.escape(c) for c in CONDITIONS), key=len, revers
 _PARTNER = "|".join(sorted((re.escape(p) for p in PARTNER_WORDS), key=len, reverse=True))
 _JOBS = "|".join(sorted(JOB_HEADS, key=len, reverse=True))
 _NAME = r"(?-i:[A-Z][a-z'-]+(?:\s+[A-Z][a-z'-]+)?)"
+# "is like 6 years away", "was like a brother": after a form of "be", "like" compares; it is not liking.
+_NOT_AFTER_BE = r"(?<!\bis )(?<!\bam )(?<!\bare )(?<!\bwas )(?<!\bwere )(?<!\bbe )(?<!\bbeen )"
 _NP = r"[^,.;!?()]+"
 _LIST = r"[^.;!?()]+"  # lists run past commas: "reading, painting and hiking"
 # "a cat allergy", "a dog bite": the animal word is not a pet here.
@@ -227,7 +229,8 @@ STATE_RULES: tuple[Rule, ...] = (
           + r")\b", single=M, past_ok=True),
     _rule("hobbies", r"{AUX}(?:do|does|practice|practise|practices|practises|doing|started|took up)\s+"
           r"(?P<v>" + _PRACTICES + r")\b", single=M, past_ok=True),
-    _rule("likes", r"{AUX}(?:love|loves|like|likes|enjoy|enjoys|adore|adores|(?:a )?(?:big |huge )?fan of"
+    _rule("likes", r"{AUX}(?:love|loves|" + _NOT_AFTER_BE + r"likes?|enjoy|enjoys|adore|adores"
+          r"|(?:a )?(?:big |huge )?fan of"
           r"|obsessed with|into|passionate about|crazy about)\s+(?P<v>" + _NP + ")", value_liked, single=M),
     _rule("dislikes", r"{AUX}(?:hate|hates|dislike|dislikes|cannot stand|can not stand|do not like"
           r"|does not like|not a fan of|do not enjoy|does not enjoy|detest|despise)\s+(?P<v>" + _NP + ")",

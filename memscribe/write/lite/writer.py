@@ -21,7 +21,7 @@ from memscribe.write.lite.language import someone_else, statement_drop_reason
 from memscribe.write.lite.lazy import lazy
 from memscribe.write.lite.ledger import Ledger, Pending
 from memscribe.write.lite.matching import content_tokens
-from memscribe.write.lite.memorable import question_head, strip_preamble
+from memscribe.write.lite.memorable import question_head, skip_wording, strip_preamble
 from memscribe.write.lite.person import Mention, Referents, expand_contractions, find_subject, restore_subject
 from memscribe.write.lite.plans import PlanCompletions, accomplishment
 from memscribe.write.lite.reconcile import Reconciler, same_value
@@ -34,7 +34,7 @@ from memscribe.write.lite.timeref import Timing, resolve_times
 from memscribe.write.lite.topical import TopicReplacer, statement_tags
 from memscribe.write.ports import CandidateSource, WriteContext
 
-__all__ = ["LiteWriter"]
+__all__ = ["LiteOps", "LiteWriter"]
 
 _RECOMMEND = lazy(
     r"^(?:I(?:'d| would)? (?:recommend|suggest|advise)|my (?:recommendation|suggestion|advice)"
@@ -56,6 +56,7 @@ _YEAR_AFTER_MONTH = lazy(
     r" (?:19|20)\d{2}\b"
 )
 _SELF = lazy(r"^(?:I|my|we|our)\b", re.IGNORECASE)
+_SELF_SAYS = lazy(r"\b(?:I|I'm|I've|me|my|we|we're|we've|our|us)\b", re.IGNORECASE)
 # Words that add nothing to a fact said again ("Yep, I'm still in Lisbon").
 _CONFIRMING = frozenset({"i", "my", "me", "we", "our", "still", "yep", "yeah", "yes", "now", "really", "so", "too"})
 _PRONOUN_TOPIC = lazy(r"^(?:about )?(?:him|her|them|it all|that person)$", re.IGNORECASE)
@@ -80,6 +81,13 @@ class _Reading:
 
 
 _Kept = tuple[Statement, _Reading, str | None]  # a statement, what was read from it, why it is weak
+
+
+class LiteOps(list[Operation]):
+    """The lite writer's operations, with ``skipped``: ``(message_index, why)`` for each message that
+    no operation cites, so the add result says why a turn stored nothing."""
+
+    skipped: list[tuple[int, str]]
 
 
 class LiteWriter:
@@ -111,7 +119,10 @@ class LiteWriter:
         # The episode's cost is spread over its operations, so per-operation sums in the journal stay true.
         share = (time.perf_counter() - began) * 1000 / max(len(ops), 1)
         usage = Usage(model=None, prompt_version=f"{self.name}-rules-{self.version}", latency_ms=share)
-        return [replace(op, usage=usage) for op in ops]
+        out = LiteOps(replace(op, usage=usage) for op in ops)
+        cited = {i for op in out if op.draft is not None for i in op.draft.message_indices}
+        out.skipped = [(i, skip_wording(why)) for i, why in sorted(run.why.items()) if i not in cited]
+        return out
 
 
 class _EpisodeRun:
@@ -125,6 +136,7 @@ class _EpisodeRun:
         self.topical = TopicReplacer(ledger)
         self.scene = scene
         self.message, self.said_before = -1, ""  # the words of the current message so far, for "him"
+        self.why: dict[int, str] = {}  # message index → why a statement of it was dropped (first reason)
 
     def _request(self, st: Statement, refs: Referents) -> bool:
         """Handle a forget request or a correction; whether ``st`` was one."""
@@ -149,10 +161,14 @@ class _EpisodeRun:
             self.said_before += " " + st.text
             if handled:
                 requests.add(st.sentence)
+                self.why.setdefault(st.message_index, "request")
                 continue
             said = question_head(strip_preamble(st.text)) or strip_preamble(st.text)
             text = restore_subject(said)  # "Just got back from Paris" is read as "I just got back from Paris"
             reason = statement_drop_reason(text)
+            if reason is not None:  # "hi!" is all preamble: say why from the words as said
+                said_why = statement_drop_reason(st.text) if reason == "empty" else reason
+                self.why.setdefault(st.message_index, said_why or reason)
             if reason is None or reason in _WEAK_REASONS:
                 reading = self._read(st, text, refs)
                 facts = [resolve_fact(f, self.ledger) for f in reading.facts]
@@ -229,6 +245,8 @@ class _EpisodeRun:
         st = next(s for s, r, _ in kept if r is lead)
         speaker = st.speaker.subject
         other = someone_else(st.text) if lead.subject == speaker else None
+        if other == "someone" and any(_SELF_SAYS.search(s.text) for s, _, _ in kept if s is not st):
+            other = None  # "he's home!! we renamed him Dash": an unnamed "he" in the speaker's own story
         if other is not None:  # "mum was just diagnosed with diabetes" is not the speaker's diagnosis
             subject = f"{speaker}'s {other}"
             facts = [replace(f, subject=subject) if f.subject == speaker else f for f in facts]
@@ -328,6 +346,7 @@ class _EpisodeRun:
         """Only recommendations are kept from assistant turns, and they belong to the agent."""
         text = strip_preamble(st.text)
         if not _RECOMMEND.match(text) or len(text.split()) < 4:
+            self.why.setdefault(st.message_index, "assistant")
             return
         draft = MemoryDraft(
             text=f"Assistant recommended: {text}",

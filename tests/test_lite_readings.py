@@ -1,0 +1,28 @@
+"""Readings that used to go wrong: a comparison read as liking, a time unit read as a topic, an unnamed "he"
+in the speaker's own story read as someone else."""
+
+from __future__ import annotations
+
+from test_lite_support import ListCandidates, propose
+
+from memscribe.read.topics import topics_of
+
+
+def test_is_like_compares_and_is_not_liking() -> None:
+    ops = propose(ListCandidates(), ("user", "nope, staff nurse now. partner is like 2 years off, maybe"))
+    drafts = [op.draft for op in ops if op.draft is not None]
+    assert drafts and all("likes" not in (d.slot or "") for d in drafts)
+    assert all(d.subject == "user" for d in drafts)
+
+
+def test_a_time_unit_names_no_topic() -> None:
+    assert "education" not in topics_of("we got a 3 year old beagle mix from the rescue")
+    assert "education" in topics_of("I transferred to a new university this semester")
+
+
+def test_an_unnamed_he_in_the_speakers_story_is_the_speakers_memory() -> None:
+    ops = propose(ListCandidates(), ("user", "he's back!! we named him Biscuit, and I think he likes the garden."))
+    drafts = [op.draft for op in ops if op.draft is not None and "Biscuit" in op.draft.text]
+    assert drafts and drafts[0].subject == "user"
+    alone = propose(ListCandidates(), ("user", "she's all settled in the new flat."))
+    assert any(op.draft is not None and op.draft.subject != "user" for op in alone)
