@@ -135,7 +135,7 @@ def test_http_errors_exhausted_then_recovered(tmp_path: Path, server: FakeOpenAI
         assert pending(memory) == 1
         server.push(Behaviour.json(GOOD))
         assert memory.process_pending() == 1
-        assert [r["memory"] for r in memory.list(user_id="u")["results"]] == ["The user lives in Lyon."]
+        assert [r["memory"] for r in memory.list(user_id="u")["results"]] == ["I live in Lyon."]
 
 
 def test_timeout_keeps_the_episode_pending(tmp_path: Path, server: FakeOpenAIServer) -> None:

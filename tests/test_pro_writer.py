@@ -48,7 +48,7 @@ def chat() -> ScriptedChat:
 
 @pytest.fixture
 def pro(tmp_path: Path, chat: ScriptedChat) -> Iterator[Memory]:
-    memory = Memory(tmp_path / "pro.db", writer=ProWriter(chat), embedder="hash", clock=FrozenClock(T1))
+    memory = Memory(tmp_path / "pro.db", writer=ProWriter(chat, lossless=False), embedder="hash", clock=FrozenClock(T1))
     yield memory
     memory.close()
 
@@ -168,7 +168,7 @@ def test_a_later_chunk_supersedes_a_draft_of_an_earlier_chunk() -> None:
     moved = op("SUPERSEDE", target=1, text="The user lives in Sydney.", subject="user", valid_from="2023-06-03")
     chat = ScriptedChat(answer(op("ADD", text="The user lives in Seattle.", subject="user", valid_from="2023-05-01")),
                         answer(moved))  # fmt: skip
-    writer = ProWriter(chat, max_messages=1)
+    writer = ProWriter(chat, max_messages=1, lossless=False)
     ops = writer.propose(
         episode("I lived in Seattle.", "Now I live in Sydney."), Empty(), WriteContext(), FrozenClock(T1)
     )
