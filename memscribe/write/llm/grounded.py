@@ -22,11 +22,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from memscribe.core.records import MemoryRecord, Operation, OpKind
+from memscribe.core.records import Episode, MemoryRecord, Operation, OpKind
 from memscribe.read.topics import topics_of
 from memscribe.write.llm.decode import Rejection, check_invariants
 
-__all__ = ["Grounding", "grounded_in", "same_topic"]
+__all__ = ["Grounding", "changeable", "covers", "grounded_in", "same_topic"]
 
 _WORD = re.compile(r"\w{4,}", re.UNICODE)
 _SPACE = re.compile(r"\s+")
@@ -46,6 +46,20 @@ def same_topic(statement: str, memory: str) -> bool:
     """Whether a statement and a stored memory name a common topic (home, work, pets...): a new value
     replaces an old one only about the same thing."""
     return bool(topics_of(statement) & topics_of(memory))
+
+
+def changeable(records: Sequence[MemoryRecord], deletes_asked: bool) -> list[MemoryRecord]:
+    """The stored memories a checked model operation could act on: slotted ones (only those can be replaced
+    or corrected), and every one when the person asked to forget or corrected something."""
+    return list(records) if deletes_asked else [r for r in records if r.slot]
+
+
+def covers(base: Sequence[Operation], episode: Episode, indices: Sequence[int]) -> bool:
+    """Whether the base keeps something from every non-empty message of the person: then a model ADD could
+    only repeat a value the speaker's words already hold, so with no memory to change, a call adds nothing."""
+    kept = {i for op in base if op.draft is not None for i in op.draft.message_indices}
+    said = [i for i in indices if episode.messages[i].role == "user" and episode.messages[i].content.strip()]
+    return all(i in kept for i in said)
 
 
 def _attribute(slot: str | None) -> str:

@@ -18,7 +18,7 @@ from dataclasses import replace
 from typing import Any
 
 from memscribe.core.clock import Clock, SystemClock
-from memscribe.core.records import Episode, OpKind, Usage
+from memscribe.core.records import Episode, Operation, OpKind, Usage
 from memscribe.errors import ConfigError, ModelOutputError
 from memscribe.providers.chat import ChatModel
 from memscribe.write.llm.aliases import AliasBook, gather_candidates
@@ -35,7 +35,7 @@ from memscribe.write.llm.driver import (
     spread,
 )
 from memscribe.write.llm.fallback import LiteFallback
-from memscribe.write.llm.grounded import Grounding
+from memscribe.write.llm.grounded import Grounding, changeable, covers
 from memscribe.write.llm.render import PROMPT_STYLES, pro_prompt, render_request
 from memscribe.write.ports import CandidateSource, WriteContext
 from memscribe.write.prompts.pro_schema import PRO_SCHEMA
@@ -134,11 +134,20 @@ class ProWriter:
         fallback = LiteFallback(episode, candidates, clock or SystemClock(), len(chunks), enabled=self.fallback)
         for number, chunk in enumerate(chunks):
             records = gather_candidates(candidates, chunk, limit=self.max_candidates, per_query=self.per_query)
+            base: list[Operation] = []
+            if self.lossless:
+                base = fallback.for_chunk(chunk.indices, "the lossless base")
+                records = changeable(records, bool(chunk.subjects))
             pending = [] if self.lossless else decoder.pending_drafts(self.max_pending)
             shown = book.present(records, pending)
             prompt = pro_prompt(chunk.text(episode), self.language, self.prompt)
             meter = UsageMeter()
             before = len(decoder.out.rejections) - decoder.notes
+            if self.lossless and not records and covers(base, episode, chunk.indices):
+                # Nothing a checked model operation could change or add: the call is skipped.
+                added = decoder.adopt(base)
+                self.stats.add(meter, chunks=1, operations=len(added), rejections=0)
+                continue
             try:
                 answer = yield from ask_json(
                     render_request(prompt, episode, chunk, shown),
@@ -151,10 +160,12 @@ class ProWriter:
             except ModelOutputError as error:
                 # Only transport errors keep the episode pending; bad output falls back to the rules.
                 decoder.note(number, OpKind.NOOP, f"the model's output was unusable: {error}")
-                added = decoder.adopt(fallback.for_chunk(chunk.indices, "the model's output was unusable"))
+                added = decoder.adopt(base or fallback.for_chunk(chunk.indices, "the model's output was unusable"))
             else:
-                decode = self._ground if self.lossless else self._decode
-                added = decode(decoder, fallback, answer["operations"], book, chunk, number)
+                if self.lossless:
+                    added = self._ground(decoder, base, answer["operations"], book, chunk, number)
+                else:
+                    added = self._decode(decoder, fallback, answer["operations"], book, chunk, number)
             self._charge(decoder, added, meter.usage(prompt.version))
             self.stats.add(
                 meter, chunks=1, operations=len(added), rejections=len(decoder.out.rejections) - decoder.notes - before
@@ -198,7 +209,7 @@ class ProWriter:
     @staticmethod
     def _ground(
         decoder: Decoder,
-        fallback: LiteFallback,
+        base: list[Operation],
         items: list[dict[str, Any]],
         book: AliasBook,
         chunk: Chunk,
@@ -211,7 +222,7 @@ class ProWriter:
         scratch.decode(items, book, chunk.indices, number, deletes_asked=bool(chunk.subjects))
         proposed = [op for op in scratch.slots if op is not None]
         said = "\n".join(episode.messages[i].content for i in chunk.indices)
-        grounding = Grounding(fallback.for_chunk(chunk.indices, "the lossless base"), said,
+        grounding = Grounding(base, said,
                               {r.id: r for r in book.records.values()}, episode.timestamp,
                               bool(chunk.subjects), number)  # fmt: skip
         merged = grounding.merge(proposed, scratch.out.rejections)
