@@ -50,7 +50,9 @@ def check_wire(server: FakeOpenAIServer) -> None:
 def test_sdk_pro_mode_from_add_to_search(tmp_path: Path, server: FakeOpenAIServer) -> None:
     server.push(Behaviour.json(SEATTLE), Behaviour.fenced(SYDNEY))
     chat = make_chat("vllm:Qwen/Qwen3-8B", base_url=server.base_url)
-    with Memory(tmp_path / "e2e.db", writer=ProWriter(chat), embedder="hash", clock=FrozenClock(T1)) as memory:
+    with Memory(
+        tmp_path / "e2e.db", writer=ProWriter(chat, always_ask=True), embedder="hash", clock=FrozenClock(T1)
+    ) as memory:
         for messages, when in TURNS:
             memory.add(messages, user_id="caroline", timestamp=when)
         hits = memory.search("Where does Caroline live?", user_id="caroline")["results"]
@@ -68,7 +70,9 @@ def test_async_sdk_pro_mode_over_http(tmp_path: Path, server: FakeOpenAIServer) 
     chat = make_chat("vllm:Qwen/Qwen3-8B", base_url=server.base_url)
 
     async def run() -> list[str]:
-        memory = AsyncMemory(tmp_path / "a.db", writer=ProWriter(chat), embedder="hash", clock=FrozenClock(T1))
+        memory = AsyncMemory(
+            tmp_path / "a.db", writer=ProWriter(chat, always_ask=True), embedder="hash", clock=FrozenClock(T1)
+        )
         try:
             for messages, when in TURNS:
                 await memory.add(messages, user_id="caroline", timestamp=when)

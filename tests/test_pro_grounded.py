@@ -40,13 +40,12 @@ def current(memory: Memory) -> list[str]:
 
 
 def stored_job(memory: Memory, chat: ScriptedChat) -> None:
-    chat.push(NOTHING)
     memory.add("I work at Shopify.", user_id="u", timestamp=T0)
     assert current(memory) == ["I work at Shopify."]
+    assert chat.calls == []  # nothing stored a model could change, and the rules kept the message: no call
 
 
 def test_a_checked_supersede_retires_the_old_fact_for_the_speakers_words(memory: Memory, chat: ScriptedChat) -> None:
-    chat.push(NOTHING)
     memory.add("I live in Seattle.", user_id="u", timestamp=T0)
     chat.push({"operations": [op("SUPERSEDE", target=1, text="The user lives in Sydney.", value="Sydney")]})
     result = memory.add("Sydney has been home since June.", user_id="u", timestamp=T1)
@@ -87,12 +86,10 @@ def test_an_operation_that_does_not_check_out_leaves_the_rules_memories(
 
 
 def test_a_memory_without_a_single_valued_fact_is_never_replaced(memory: Memory, chat: ScriptedChat) -> None:
-    chat.push(NOTHING)
     memory.add("We had a lovely weekend hiking near Tahoe.", user_id="u", timestamp=T0)
-    chat.push({"operations": [op("SUPERSEDE", target=1, text="The user went hiking near Denver.", value="Denver")]})
     result = memory.add("Went hiking near Denver this weekend.", user_id="u", timestamp=T1)
     assert "ADD" in [r["event"] for r in result["results"]]
-    assert any("single-valued" in r["reason"] for r in result["rejected"])
+    assert chat.calls == []  # not even shown to the model: no checked operation could replace it
     assert len(current(memory)) == 2
 
 

@@ -58,7 +58,9 @@ class ProWriter:
     ``lossless`` (the default, with ``fallback``): the lite rules' operations are the base of every chunk
     and the model's operations are applied on top only where they check out against the messages and the
     stored memories (:mod:`memscribe.write.llm.grounded`), so a weak model cannot make memory worse than
-    the rules. ``lossless=False`` applies the model's decoded operations as they are.
+    the rules. Only memories such an operation could act on are shown, and a chunk with none of them whose
+    messages the rules all kept costs no call (``always_ask=True`` asks anyway). ``lossless=False`` applies
+    the model's decoded operations as they are.
     """
 
     name = "pro"
@@ -79,6 +81,7 @@ class ProWriter:
         fallback: bool = True,
         prompt: str = "full",
         lossless: bool = True,
+        always_ask: bool = False,
     ) -> None:
         self.chat = chat
         self.max_messages = max_messages
@@ -91,6 +94,7 @@ class ProWriter:
         self.repair = repair or RepairBudget()
         self.fallback = fallback
         self.lossless = lossless and fallback
+        self.always_ask = always_ask
         if prompt not in PROMPT_STYLES:
             raise ConfigError(f"unknown pro prompt style {prompt!r}; known: {', '.join(PROMPT_STYLES)}")
         self.prompt = prompt
@@ -143,7 +147,7 @@ class ProWriter:
             prompt = pro_prompt(chunk.text(episode), self.language, self.prompt)
             meter = UsageMeter()
             before = len(decoder.out.rejections) - decoder.notes
-            if self.lossless and not records and covers(base, episode, chunk.indices):
+            if self.lossless and not self.always_ask and not records and covers(base, episode, chunk.indices):
                 # Nothing a checked model operation could change or add: the call is skipped.
                 added = decoder.adopt(base)
                 self.stats.add(meter, chunks=1, operations=len(added), rejections=0)
