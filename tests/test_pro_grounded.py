@@ -13,7 +13,7 @@ from memscribe import Memory
 from memscribe.core.clock import FrozenClock
 from memscribe.testing.chat import ScriptedChat
 from memscribe.write.llm import ProWriter
-from memscribe.write.llm.grounded import grounded_in, same_topic
+from memscribe.write.llm.grounded import grounded_in, replaceable, same_topic
 
 T0 = datetime(2023, 5, 1, 10, tzinfo=UTC)
 T1 = datetime(2023, 6, 3, 10, tzinfo=UTC)
@@ -91,6 +91,14 @@ def test_a_memory_without_a_single_valued_fact_is_never_replaced(memory: Memory,
     assert "ADD" in [r["event"] for r in result["results"]]
     assert chat.calls == []  # not even shown to the model: no checked operation could replace it
     assert len(current(memory)) == 2
+
+
+def test_a_many_valued_fact_gains_values_and_loses_none(memory: Memory, chat: ScriptedChat) -> None:
+    memory.add("I play the piano.", user_id="u", timestamp=T0)
+    chat.push({"operations": [op("SUPERSEDE", target=1, text="The user plays the cello.", value="cello")]})
+    memory.add("Started cello lessons, and my teacher is great.", user_id="u", timestamp=T1)
+    assert any("piano" in text for text in current(memory))
+    assert replaceable("u/employer") and not replaceable("u/hobbies") and not replaceable(None)
 
 
 def test_nothing_kept_and_nothing_proposed_still_says_why(memory: Memory, chat: ScriptedChat) -> None:

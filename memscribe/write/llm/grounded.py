@@ -4,7 +4,8 @@ The rules keep every memorable statement in the speaker's words (the lossless ba
 taken on top of that only when it can be checked against what was said and what is stored:
 
 * an ADD adds an extracted fact when its value is found in the messages and no base memory already holds it;
-* a SUPERSEDE or UPDATE changes a stored memory only when that memory holds a single-valued fact (a slot),
+* a SUPERSEDE or UPDATE changes a stored memory only when that memory holds a single-valued fact (a slot
+  whose attribute holds one value at a time: not hobbies, pets, languages...),
   the operation names the same slot (or none), its new value is found in the messages, differs from the
   stored one, the statement and the memory name a common topic, and the rules left that memory alone.
   Where a base memory holds the new value, that memory (the speaker's words) is what replaces the old one;
@@ -26,7 +27,7 @@ from memscribe.core.records import Episode, MemoryRecord, Operation, OpKind
 from memscribe.read.topics import topics_of
 from memscribe.write.llm.decode import Rejection, check_invariants
 
-__all__ = ["Grounding", "changeable", "covers", "grounded_in", "same_topic"]
+__all__ = ["MANY_VALUED", "Grounding", "changeable", "covers", "grounded_in", "replaceable", "same_topic"]
 
 _WORD = re.compile(r"\w{4,}", re.UNICODE)
 _SPACE = re.compile(r"\s+")
@@ -51,7 +52,7 @@ def same_topic(statement: str, memory: str) -> bool:
 def changeable(records: Sequence[MemoryRecord], deletes_asked: bool) -> list[MemoryRecord]:
     """The stored memories a checked model operation could act on: slotted ones (only those can be replaced
     or corrected), and every one when the person asked to forget or corrected something."""
-    return list(records) if deletes_asked else [r for r in records if r.slot]
+    return list(records) if deletes_asked else [r for r in records if replaceable(r.slot)]
 
 
 def covers(base: Sequence[Operation], episode: Episode, indices: Sequence[int]) -> bool:
@@ -60,6 +61,22 @@ def covers(base: Sequence[Operation], episode: Episode, indices: Sequence[int]) 
     kept = {i for op in base if op.draft is not None for i in op.draft.message_indices}
     said = [i for i in indices if episode.messages[i].role == "user" and episode.messages[i].content.strip()]
     return all(i in kept for i in said)
+
+
+def _many_valued() -> frozenset[str]:
+    from memscribe.write.lite.rules import MENTION_RULES, PRE_RULES, STATE_RULES
+
+    return frozenset(r.attribute for r in (*PRE_RULES, *STATE_RULES, *MENTION_RULES) if not r.single)
+
+
+MANY_VALUED = _many_valued()
+"""Attributes that hold several values at once (hobbies, pets, languages...), per the lite rules' slots: a
+new value adds to them and never replaces an old one."""
+
+
+def replaceable(slot: str | None) -> bool:
+    """Whether a stored memory's slot holds one value that a new value could replace."""
+    return bool(slot) and _attribute(slot) not in MANY_VALUED
 
 
 def _attribute(slot: str | None) -> str:
@@ -136,7 +153,7 @@ class Grounding:
     def _change(self, op: Operation, record: MemoryRecord, out: list[Operation], touched: set[str]) -> str | None:
         draft = op.draft
         assert draft is not None
-        if not record.slot:
+        if not replaceable(record.slot):
             return "the target holds no single-valued fact that a new value could replace"
         if draft.slot and _attribute(draft.slot) != _attribute(record.slot):
             return f"slot {draft.slot!r} is not the target's {record.slot!r}"

@@ -26,7 +26,7 @@ from memscribe.errors import ModelOutputError
 from memscribe.providers.chat import ChatModel
 from memscribe.write.llm.decode import ProposedOps, Rejection
 from memscribe.write.llm.driver import Exchange, RepairBudget, UsageMeter, WriterStats, adrive, ask_json, drive, spread
-from memscribe.write.llm.grounded import grounded_in, same_topic
+from memscribe.write.llm.grounded import grounded_in, replaceable, same_topic
 from memscribe.write.llm.render import iso_time
 from memscribe.write.ports import CandidateSource, WriteContext, Writer
 from memscribe.write.prompts import relation_en
@@ -53,8 +53,9 @@ def _open_question(op: Operation, memory: MemoryRecord) -> bool:
         return False  # a fact about one person never replaces another's
     if memory.slot and draft.slot:
         return False  # both slotted: the rules already judged them (one value replaced, or values that add up)
-    if not memory.slot:
-        # Two free-form statements are nearly always both true; a small model labels too many of them
+    if not replaceable(memory.slot):
+        # A memory with several values (hobbies, pets) gains a new one rather than losing the old one, and
+        # two free-form statements are nearly always both true; a small model labels too many of them
         # "update" (measured: docs/benchmarks.md), so only a stored one-attribute fact is put in question.
         return False
     return (draft.valid_from or memory.valid_from) >= memory.valid_from
@@ -101,7 +102,7 @@ def _says_nothing_new(text: str, memory: MemoryRecord) -> bool:
 def _checked_change(draft: MemoryDraft, memory: MemoryRecord, value: str | None) -> bool:
     """Whether a change label holds up: the new value is in the new statement, the old memory does not hold
     it, and the statement does not repeat the old value (then both are true, or the rules saw it)."""
-    return (grounded_in(value, draft.text) and not grounded_in(value, memory.text)
+    return (replaceable(memory.slot) and grounded_in(value, draft.text) and not grounded_in(value, memory.text)
             and not grounded_in(memory.value, draft.text) and same_topic(draft.text, memory.text))  # fmt: skip
 
 
@@ -142,7 +143,7 @@ class HybridWriter:
     """Lite rules plus one labelling call per episode for the pairs the rules left open. Implements Writer."""
 
     name = "hybrid"
-    version = "3"
+    version = "4"
 
     def __init__(
         self,
