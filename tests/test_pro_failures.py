@@ -26,7 +26,7 @@ NO_WAIT = RetryPolicy(max_retries=1, base_delay=0.0, sleep=lambda s: None)
 
 
 def store(tmp_path: Path, chat: Any) -> Memory:
-    return Memory(tmp_path / "pro.db", writer=ProWriter(chat), embedder="hash", clock=FrozenClock(T1))
+    return Memory(tmp_path / "pro.db", writer=ProWriter(chat, always_ask=True), embedder="hash", clock=FrozenClock(T1))
 
 
 def add(memory: Memory) -> dict[str, Any]:
@@ -96,12 +96,14 @@ def test_repair_is_bounded_in_tokens_and_time(tmp_path: Path, server: FakeOpenAI
 
     server.push(Behaviour.truncated(GOOD), Behaviour.truncated(GOOD))
     chat = OpenAICompatChat("m", base_url=server.base_url, retry=NO_WAIT)
-    writer = ProWriter(chat, max_tokens=800, repair=RepairBudget(max_tokens=1000))
+    writer = ProWriter(chat, max_tokens=800, repair=RepairBudget(max_tokens=1000), always_ask=True)
     with Memory(tmp_path / "b.db", writer=writer, embedder="hash", clock=FrozenClock(T1)) as memory:
         add(memory)
     assert [r["max_tokens"] for r in server.chat_requests] == [800, 1000]  # doubled, then capped
     slow = ScriptedChat("not json", GOOD)
-    timed = ProWriter(slow, repair=RepairBudget(after_ms=0.0))  # any first call is "too slow" to repair
+    timed = ProWriter(
+        slow, repair=RepairBudget(after_ms=0.0), always_ask=True
+    )  # any first call is "too slow" to repair
     with Memory(tmp_path / "c.db", writer=timed, embedder="hash", clock=FrozenClock(T1)) as memory:
         assert "too long to ask again" in add(memory)["rejected"][0]["reason"]
     assert len(slow.calls) == 1
@@ -135,7 +137,7 @@ def test_http_errors_exhausted_then_recovered(tmp_path: Path, server: FakeOpenAI
         assert pending(memory) == 1
         server.push(Behaviour.json(GOOD))
         assert memory.process_pending() == 1
-        assert [r["memory"] for r in memory.list(user_id="u")["results"]] == ["The user lives in Lyon."]
+        assert [r["memory"] for r in memory.list(user_id="u")["results"]] == ["I live in Lyon."]
 
 
 def test_timeout_keeps_the_episode_pending(tmp_path: Path, server: FakeOpenAIServer) -> None:
@@ -151,7 +153,9 @@ def test_async_add_shares_the_failure_handling(tmp_path: Path) -> None:
     chat = ScriptedChat("nope", "still nope")
 
     async def run() -> tuple[dict[str, Any], list[str]]:
-        memory = AsyncMemory(tmp_path / "a.db", writer=ProWriter(chat), embedder="hash", clock=FrozenClock(T1))
+        memory = AsyncMemory(
+            tmp_path / "a.db", writer=ProWriter(chat, always_ask=True), embedder="hash", clock=FrozenClock(T1)
+        )
         try:
             result = await memory.add([{"role": "user", "content": "I live in Lyon."}], user_id="u", timestamp=T1)
             return result, [r["memory"] for r in (await memory.list(user_id="u"))["results"]]

@@ -70,17 +70,35 @@ def current(memory: Memory) -> list[str]:
         ("update", "SUPERSEDE", ["Omar's new manager at Stripe is great."]),
         ("correction", "UPDATE", ["Omar's new manager at Stripe is great."]),
         ("unrelated", "ADD", ["Omar works at Shopify.", "Omar's new manager at Stripe is great."]),
-        ("same", "NOOP", ["Omar works at Shopify."]),
+        # "same" for a statement with words the memory lacks does not check out: lite's ADD stands.
+        ("same", "ADD", ["Omar works at Shopify.", "Omar's new manager at Stripe is great."]),
     ],
 )
 def test_each_label_becomes_its_operation(memory_with: Any, label: str, event: str, kept: list[str]) -> None:
-    chat = ScriptedChat({"labels": [{"n": 1, "label": label}]})
+    chat = ScriptedChat({"labels": [{"n": 1, "label": label, "value": "Stripe"}]})
     memory = memory_with(chat, add(STRIPE))
     result = memory.add("my new manger at Stripe is great", user_id="omar", timestamp=T1)
     assert [r["event"] for r in result["results"]] == [event]
     assert current(memory) == sorted(kept)
     [call] = chat.calls  # the first add had nothing to ask: no call at all
     assert '1. NEW: "Omar\'s new manager at Stripe is great." | OLD: "Omar works at Shopify."' in call.last_user
+
+
+@pytest.mark.parametrize("value", [None, "Google", "Shopify"])
+def test_a_change_whose_value_does_not_check_out_keeps_the_rules_add(memory_with: Any, value: str | None) -> None:
+    chat = ScriptedChat({"labels": [{"n": 1, "label": "update", "value": value}]})
+    memory = memory_with(chat, add(STRIPE))
+    result = memory.add("my new manger at Stripe is great", user_id="omar", timestamp=T1)
+    assert [r["event"] for r in result["results"]] == ["ADD"]
+    assert current(memory) == sorted(["Omar works at Shopify.", "Omar's new manager at Stripe is great."])
+
+
+def test_same_is_taken_only_for_a_statement_that_says_nothing_new(memory_with: Any) -> None:
+    chat = ScriptedChat({"labels": [{"n": 1, "label": "same"}]})
+    memory = memory_with(chat, add(MemoryDraft("Omar works at Shopify.", subject="omar")))
+    result = memory.add("Omar works at Shopify.", user_id="omar", timestamp=T1)
+    assert [r["event"] for r in result["results"]] == ["NOOP"]
+    assert current(memory) == ["Omar works at Shopify."]
 
 
 def test_the_model_is_never_asked_about_another_persons_memory(memory_with: Any) -> None:
@@ -113,13 +131,13 @@ def test_a_provider_error_keeps_the_episode_pending(memory_with: Any) -> None:
     memory = memory_with(chat, add(STRIPE), add(STRIPE))
     with pytest.raises(ProviderTimeout):
         memory.add("my new manger at Stripe is great", user_id="omar", timestamp=T1)
-    chat.push({"labels": [{"n": 1, "label": "update"}]})
+    chat.push({"labels": [{"n": 1, "label": "update", "value": "Stripe"}]})
     assert memory.process_pending() == 1
     assert current(memory) == ["Omar's new manager at Stripe is great."]
 
 
 def test_async_labels_the_same_way(tmp_path: Path) -> None:
-    chat = ScriptedChat({"labels": [{"n": 1, "label": "update"}]})
+    chat = ScriptedChat({"labels": [{"n": 1, "label": "update", "value": "Stripe"}]})
 
     async def run() -> list[str]:
         writer = HybridWriter(chat, lite=FixedRules(add(SHOPIFY), add(STRIPE)))

@@ -48,7 +48,7 @@ def chat() -> ScriptedChat:
 
 @pytest.fixture
 def pro(tmp_path: Path, chat: ScriptedChat) -> Iterator[Memory]:
-    memory = Memory(tmp_path / "pro.db", writer=ProWriter(chat), embedder="hash", clock=FrozenClock(T1))
+    memory = Memory(tmp_path / "pro.db", writer=ProWriter(chat, lossless=False), embedder="hash", clock=FrozenClock(T1))
     yield memory
     memory.close()
 
@@ -154,7 +154,7 @@ def episode(*texts: str, when: datetime = T1) -> Any:
 
 def test_long_episodes_are_chunked_one_call_each() -> None:
     chat = ScriptedChat(answer(), answer(), answer())
-    writer = ProWriter(chat, max_messages=20)
+    writer = ProWriter(chat, max_messages=20, always_ask=True)
     writer.propose(
         episode(*[f"Message number {i} about my day." for i in range(45)]), Empty(), WriteContext(), FrozenClock(T1)
     )
@@ -168,7 +168,7 @@ def test_a_later_chunk_supersedes_a_draft_of_an_earlier_chunk() -> None:
     moved = op("SUPERSEDE", target=1, text="The user lives in Sydney.", subject="user", valid_from="2023-06-03")
     chat = ScriptedChat(answer(op("ADD", text="The user lives in Seattle.", subject="user", valid_from="2023-05-01")),
                         answer(moved))  # fmt: skip
-    writer = ProWriter(chat, max_messages=1)
+    writer = ProWriter(chat, max_messages=1, lossless=False)
     ops = writer.propose(
         episode("I lived in Seattle.", "Now I live in Sydney."), Empty(), WriteContext(), FrozenClock(T1)
     )
@@ -183,13 +183,13 @@ def test_language_is_chosen_by_cjk_ratio_and_recorded() -> None:
     assert language_of("我上个月搬到了上海,在腾讯工作") == "zh"
     assert cjk_ratio("我在 Google 工作") > 0.2
     chat = ScriptedChat(answer(op("ADD", text="用户住在上海。")), answer(op("ADD", text="The user lives in Lyon.")))
-    writer = ProWriter(chat)
+    writer = ProWriter(chat, always_ask=True)
     zh = writer.propose(episode("我上个月搬到了上海。"), Empty(), WriteContext(), FrozenClock(T1))
     en = writer.propose(episode("I live in Lyon."), Empty(), WriteContext(), FrozenClock(T1))
     assert chat.calls[0].messages[0]["content"] == pro_zh.SYSTEM
     assert chat.calls[1].messages[0]["content"] == pro_en.SYSTEM
     assert zh[0].usage.prompt_version == "pro-zh-1" and en[0].usage.prompt_version == "pro-en-1"
-    pinned = ProWriter(ScriptedChat(answer()), language="en")
+    pinned = ProWriter(ScriptedChat(answer()), language="en", always_ask=True)
     pinned.propose(episode("我住在上海。"), Empty(), WriteContext(), FrozenClock(T1))
     assert pinned.stats.calls == 1
 
@@ -198,8 +198,10 @@ def test_sync_and_async_propose_agree() -> None:
     reply = answer(SEATTLE, op("ADD", text="Caroline has a dog.", subject="caroline", msgs=[0]))
     sync_chat, async_chat = ScriptedChat(reply), ScriptedChat(reply)
     ep = episode("I live in Seattle and have a dog.")
-    sync_ops = ProWriter(sync_chat).propose(ep, Empty(), WriteContext(), FrozenClock(T1))
-    async_ops = asyncio.run(ProWriter(async_chat).apropose(ep, Empty(), WriteContext(), FrozenClock(T1)))
+    sync_ops = ProWriter(sync_chat, always_ask=True).propose(ep, Empty(), WriteContext(), FrozenClock(T1))
+    async_ops = asyncio.run(
+        ProWriter(async_chat, always_ask=True).apropose(ep, Empty(), WriteContext(), FrozenClock(T1))
+    )
 
     def shape(ops: list[Any]) -> list[Any]:
         return [(o.kind, o.target, o.draft, o.reason, o.usage.prompt_version, o.usage.tokens_in) for o in ops]

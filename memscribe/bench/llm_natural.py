@@ -185,6 +185,10 @@ def _chat_factory(args: argparse.Namespace) -> Callable[[], Any] | None:
         return None
 
     def build() -> Any:
+        if args.llm in ("scripted:lite", "scripted:destructive"):  # offline models for checking the writers
+            from memscribe.bench.pro import destructive_chat, scripted_pro_chat
+
+            return scripted_pro_chat() if args.llm == "scripted:lite" else destructive_chat()
         from memscribe.providers.openai_compat import RetryPolicy
         from memscribe.providers.presets import make_chat
 
@@ -200,7 +204,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--scenarios", type=int, default=30, help="fixed subset size, by stride (0: all)")
     parser.add_argument("--writers", default="raw,lite,pro,hybrid")
     parser.add_argument("--embedder", default="local")
-    parser.add_argument("--llm", default=None, help="provider:model for the writers that need one")
+    parser.add_argument("--llm", default=None, help="provider:model for the writers that need one "
+                        "(scripted:lite and scripted:destructive: offline scripted models)")  # fmt: skip
     parser.add_argument("--llm-base-url", default=None)
     parser.add_argument("--llm-structured", default=None)
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per model call")

@@ -44,7 +44,7 @@ from memscribe.write.llm.render import fixed_prompt
 from memscribe.write.ports import WriteContext, Writer
 from memscribe.write.prompts.pro_schema import PRO_SCHEMA
 
-__all__ = ["run_pro_updates", "scripted_pro_chat"]
+__all__ = ["destructive_chat", "run_pro_updates", "scripted_pro_chat"]
 
 _TIME = re.compile(r"^[^:\n:]*[::]\s*(\S+)\s*$")
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -148,6 +148,32 @@ def scripted_pro_chat(model: str = "scripted-lite") -> FunctionChat:
     Token counts are the model-free estimate of :func:`memscribe.core.text.estimate_tokens` (≈ 4 chars each).
     """
     return FunctionChat(lambda messages: _answer(messages, model), model=model)
+
+
+_CAPITALISED = re.compile(r"\b[A-Z][a-z]{3,}\b")
+
+
+def _destructive(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    user = str(messages[-1].get("content", ""))
+    if "NEW:" in user:  # the hybrid's pairs: "update" for every one, with a word of the new statement
+        pairs = user.count("NEW:")
+        words = _CAPITALISED.findall(user) or ["Thing"]
+        return {"labels": [{"n": n, "label": "update", "value": words[-1]} for n in range(1, pairs + 1)]}
+    said = " ".join(json.loads(line)["text"] for line in user.splitlines() if line.startswith('{"i"'))
+    words = _CAPITALISED.findall(said) or ["Thing"]
+    if '{"n": 1' not in user:
+        return {"operations": [{"op": "ADD", "reason": "r", "text": "whatever", "subject": "user", "value": words[0]}]}
+    return {"operations": [
+        {"op": "SUPERSEDE", "target": 1, "reason": "r", "text": f"The user {said}", "value": words[-1]},
+        {"op": "DELETE", "target": 2, "reason": "r"},
+    ]}  # fmt: skip
+
+
+def destructive_chat(model: str = "scripted-destructive") -> FunctionChat:
+    """A model that tries to do harm in valid JSON: it supersedes the first memory shown with a word of the
+    message, deletes the second, adds an invented memory, and labels every hybrid pair ``update``. For
+    measuring what the writers' checks let through (docs/benchmarks.md)."""
+    return FunctionChat(_destructive, model=model)
 
 
 def _factory(writer: Writer, embedder: str, clock: Any = None) -> MemoryFactory:

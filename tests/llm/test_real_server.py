@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from memscribe.errors import ProviderError
 from memscribe.providers.presets import StructuredOutput, make_chat
 from memscribe.stores.ports import RecordFilter
 from memscribe.write.llm import HybridWriter, ProWriter, make_llm_writer
+from memscribe.write.llm.driver import RepairBudget
 
 T0 = datetime(2023, 6, 1, 9, tzinfo=UTC)
 PROBE_SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"],
@@ -35,7 +37,7 @@ def chat_for(server: LocalServer, **opts: Any) -> Any:
     return make_chat(server.spec, base_url=server.base_url, timeout=900.0, **opts)
 
 
-def says_what_happened(result: dict[str, Any]) -> bool:
+def says_what_happened(result: Mapping[str, Any]) -> bool:
     return bool(result["results"]) or (
         all(r["reason"] for r in result.get("rejected", [])) and bool(result.get("rejected"))
     )
@@ -110,7 +112,7 @@ def test_pro_adds_sync(qwen: LocalServer, tmp_path: Path) -> None:
 
 
 def test_pro_adds_async(qwen: LocalServer, tmp_path: Path) -> None:
-    async def run() -> list[dict[str, Any]]:
+    async def run() -> list[Mapping[str, Any]]:
         writer = ProWriter(chat_for(qwen), max_tokens=256, prompt="compact")
         memory = AsyncMemory(tmp_path / "a.db", writer=writer, embedder="hash", clock=FrozenClock(T0))
         try:
@@ -179,20 +181,31 @@ def test_scenes_with_tool_calls(qwen: LocalServer, tmp_path: Path) -> None:
 # -- a model that cannot follow the format at all --------------------------------------------------------
 
 
-@pytest.mark.parametrize(("writer_name", "adds"), [("pro", 8), ("hybrid", 8)])
+SAID = ("I live in Seattle.", "I moved to Berlin.", "My sister lives in Lyon.", "I adopted a dog called Rex.",
+        "Should I move to Paris?", "Please forget where I live.", "I work at Google.", "Actually I work at Spotify.",
+        "I'm vegetarian now.", "thanks!", "My rent is 2,450 a month.", "Rex is three years old.")  # fmt: skip
+
+
+@pytest.mark.parametrize(("writer_name", "adds"), [("pro", 200), ("hybrid", 8)])
 def test_smollm2_output_never_corrupts_the_store(
     smol: LocalServer, tmp_path: Path, writer_name: str, adds: int
 ) -> None:
+    """200 adds of a model that cannot follow the format: every add says what happened, nothing is left
+    pending, the store's own check passes, and what the person said is still found."""
     chat = chat_for(smol)
-    writer = ProWriter(chat, max_tokens=64) if writer_name == "pro" else HybridWriter(chat, max_tokens=64)
+    bounds = RepairBudget(max_tokens=32)
+    writer = (ProWriter(chat, max_tokens=48, prompt="compact", repair=bounds) if writer_name == "pro"
+              else HybridWriter(chat, max_tokens=48, repair=bounds))  # fmt: skip
     clock = FrozenClock(T0)
-    said = ("I live in Seattle.", "I moved to Berlin.", "My sister lives in Lyon.", "I adopted a dog called Rex.",
-            "Should I move to Paris?", "Please forget where I live.")  # fmt: skip
     with Memory(tmp_path / "smol.db", writer=writer, embedder="hash", clock=clock) as memory:
         for n in range(adds):
             clock.set(T0 + timedelta(days=n))
-            result = memory.add(said[n % len(said)], user_id="u", timestamp=clock.now())
+            result = memory.add(SAID[n % len(SAID)], user_id=f"u{n % 3}", timestamp=clock.now())
             assert says_what_happened(result), result
         consistent(memory)
-    # No content check: what SmolLM2 gets accepted may be wrong; the guarantees are the ones above.
+        if writer_name == "pro":
+            for user in ("u0", "u1", "u2"):
+                texts = " ".join(r["memory"] for r in memory.list(user_id=user)["results"])
+                assert "Rex" in texts, (user, texts)  # the lossless base keeps what was said
+    # No content check beyond that: what SmolLM2 gets accepted may be wrong; the guarantees are the ones above.
     assert writer.stats.failures == 0

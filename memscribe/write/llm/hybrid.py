@@ -5,23 +5,28 @@ settle is a new statement (an ADD) next to a stored memory about the same person
 to it: "my new manager at Stripe is great" beside "Omar works at Shopify". For those pairs, and only
 those, one call per episode asks the model for a label — ``same``, ``update``, ``correction`` or
 ``unrelated`` — and code turns the labels into operations: NOOP, SUPERSEDE, UPDATE, or the ADD unchanged.
-The model writes no text, ids or dates, so a weak model can at worst leave lite's decision in place.
+The model writes no text, ids or dates, and a label is taken only when it checks out: ``same`` when the
+statement has no word the memory lacks, a change when the new value the model copies is in the statement,
+not in the old memory, the statement does not repeat the old value, and both name a common topic. So a
+weak model can at worst leave lite's decision in place.
 An episode with nothing to ask costs no call at all.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from memscribe.core.clock import Clock
-from memscribe.core.records import Episode, MemoryRecord, Operation, OpKind, Status, Usage
+from memscribe.core.records import Episode, MemoryDraft, MemoryRecord, Operation, OpKind, Status, Usage
 from memscribe.errors import ModelOutputError
 from memscribe.providers.chat import ChatModel
 from memscribe.write.llm.decode import ProposedOps, Rejection
 from memscribe.write.llm.driver import Exchange, RepairBudget, UsageMeter, WriterStats, adrive, ask_json, drive, spread
+from memscribe.write.llm.grounded import grounded_in, replaceable, same_topic
 from memscribe.write.llm.render import iso_time
 from memscribe.write.ports import CandidateSource, WriteContext, Writer
 from memscribe.write.prompts import relation_en
@@ -48,8 +53,9 @@ def _open_question(op: Operation, memory: MemoryRecord) -> bool:
         return False  # a fact about one person never replaces another's
     if memory.slot and draft.slot:
         return False  # both slotted: the rules already judged them (one value replaced, or values that add up)
-    if not memory.slot:
-        # Two free-form statements are nearly always both true; a small model labels too many of them
+    if not replaceable(memory.slot):
+        # A memory with several values (hobbies, pets) gains a new one rather than losing the old one, and
+        # two free-form statements are nearly always both true; a small model labels too many of them
         # "update" (measured: docs/benchmarks.md), so only a stored one-attribute fact is put in question.
         return False
     return (draft.valid_from or memory.valid_from) >= memory.valid_from
@@ -83,34 +89,53 @@ def render_pairs(episode: Episode, ops: Sequence[Operation], pairs: Sequence[Pai
     return [{"role": "system", "content": relation_en.SYSTEM}, {"role": "user", "content": "\n".join(lines)}]
 
 
-def _already_held(value: str | None, memory: MemoryRecord) -> bool:
-    held = (value or "").strip().casefold()
-    return len(held) >= 3 and held in memory.text.casefold()
+_WORD = re.compile(r"\w{3,}", re.UNICODE)
+Label = tuple[str, str | None]  # a pair's label and, for a change, the new value the model copied from NEW
 
 
-def apply_labels(ops: Sequence[Operation], pairs: Sequence[Pair], labels: Mapping[int, str]) -> list[Operation]:
-    """Lite's operations with each asked-about ADD turned into what its labels say (first decisive one wins;
-    ``same`` beats a change, so a restated fact is confirmed rather than rewritten)."""
+def _says_nothing_new(text: str, memory: MemoryRecord) -> bool:
+    """Whether every word of ``text`` is already in the memory: only then is a "same" label taken."""
+    held = set(_WORD.findall(memory.text.casefold()))
+    return all(word in held for word in _WORD.findall(text.casefold()))
+
+
+def _checked_change(draft: MemoryDraft, memory: MemoryRecord, value: str | None) -> bool:
+    """Whether a change label holds up: the new value is in the new statement, the old memory does not hold
+    it, and the statement does not repeat the old value (then both are true, or the rules saw it)."""
+    return (replaceable(memory.slot) and grounded_in(value, draft.text) and not grounded_in(value, memory.text)
+            and not grounded_in(memory.value, draft.text) and same_topic(draft.text, memory.text))  # fmt: skip
+
+
+def apply_labels(
+    ops: Sequence[Operation], pairs: Sequence[Pair], labels: Mapping[int, str | Label]
+) -> list[Operation]:
+    """Lite's operations with each asked-about ADD turned into what its labels say, where the label checks
+    out against the texts (first decisive one wins; ``same`` beats a change, so a restated fact is
+    confirmed rather than rewritten). A label that does not check out leaves lite's ADD as it was."""
     out = list(ops)
-    by_op: dict[int, list[tuple[str, MemoryRecord]]] = {}
+    by_op: dict[int, list[tuple[str, str | None, MemoryRecord]]] = {}
     for number, pair in enumerate(pairs, start=1):
-        by_op.setdefault(pair.index, []).append((labels.get(number, "unrelated"), pair.memory))
+        raw = labels.get(number, "unrelated")
+        label, value = (raw, None) if isinstance(raw, str) else raw
+        by_op.setdefault(pair.index, []).append((label, value, pair.memory))
     for index, judged in by_op.items():
         op = out[index]
         assert op.draft is not None
-        same = [
-            m for label, m in judged if label == "same" or (label != "unrelated" and _already_held(op.draft.value, m))
-        ]
+        draft = op.draft
+        same = [m for label, _, m in judged if label == "same" and _says_nothing_new(draft.text, m)]
         if same:
             out[index] = Operation(OpKind.NOOP, f"{op.reason}; already stored (model: same)", None, same[0].id,
                                    op.candidates, op.usage)  # fmt: skip
             continue
-        change = next(((label, m) for label, m in judged if label in ("update", "correction")), None)
+        change = next(((label, value, m) for label, value, m in judged
+                       if label in ("update", "correction") and _checked_change(draft, m, value)), None)  # fmt: skip
         if change is None:
             continue
-        label, memory = change
+        label, value, memory = change
         kind = OpKind.SUPERSEDE if label == "update" else OpKind.UPDATE
-        out[index] = replace(op, kind=kind, target=memory.id, reason=f"{op.reason}; model: {label} of the stored fact")
+        new = replace(draft, slot=memory.slot, value=value)
+        out[index] = replace(op, kind=kind, target=memory.id, draft=new,
+                             reason=f"{op.reason}; model: {label} of the stored fact")  # fmt: skip
     return out
 
 
@@ -118,7 +143,7 @@ class HybridWriter:
     """Lite rules plus one labelling call per episode for the pairs the rules left open. Implements Writer."""
 
     name = "hybrid"
-    version = "2"
+    version = "4"
 
     def __init__(
         self,
@@ -187,7 +212,7 @@ class HybridWriter:
             answer = yield from ask_json(
                 messages, schema, meter, repair=relation_en.REPAIR, max_tokens=self.max_tokens, bounds=self.repair
             )
-            labels = {int(item["n"]): str(item["label"]) for item in answer["labels"]}
+            labels = {int(item["n"]): (str(item["label"]), _text(item.get("value"))) for item in answer["labels"]}
             final = apply_labels(ops, pairs, labels)
         except ModelOutputError as error:
             why = f"the model's labels were unusable, lite's operations kept: {error}"
@@ -199,6 +224,10 @@ class HybridWriter:
         out.chunks = 1
         self.stats.add(meter, chunks=1, operations=len(final))
         return out
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def _charged(ops: list[Operation], usage: Usage) -> list[Operation]:

@@ -18,7 +18,7 @@ from dataclasses import replace
 from typing import Any
 
 from memscribe.core.clock import Clock, SystemClock
-from memscribe.core.records import Episode, OpKind, Usage
+from memscribe.core.records import Episode, Operation, OpKind, Usage
 from memscribe.errors import ConfigError, ModelOutputError
 from memscribe.providers.chat import ChatModel
 from memscribe.write.llm.aliases import AliasBook, gather_candidates
@@ -35,6 +35,7 @@ from memscribe.write.llm.driver import (
     spread,
 )
 from memscribe.write.llm.fallback import LiteFallback
+from memscribe.write.llm.grounded import Grounding, changeable, covers
 from memscribe.write.llm.render import PROMPT_STYLES, pro_prompt, render_request
 from memscribe.write.ports import CandidateSource, WriteContext
 from memscribe.write.prompts.pro_schema import PRO_SCHEMA
@@ -53,6 +54,13 @@ class ProWriter:
     the one repair round in tokens and time. Unusable output, or a chunk whose every proposal is refused,
     falls back to the lite rules for that chunk (``fallback=False`` turns that off, leaving only the reasons);
     only provider (transport) errors leave the episode pending.
+
+    ``lossless`` (the default, with ``fallback``): the lite rules' operations are the base of every chunk
+    and the model's operations are applied on top only where they check out against the messages and the
+    stored memories (:mod:`memscribe.write.llm.grounded`), so a weak model cannot make memory worse than
+    the rules. Only memories such an operation could act on are shown, and a chunk with none of them whose
+    messages the rules all kept costs no call (``always_ask=True`` asks anyway). ``lossless=False`` applies
+    the model's decoded operations as they are.
     """
 
     name = "pro"
@@ -72,6 +80,8 @@ class ProWriter:
         repair: RepairBudget | None = None,
         fallback: bool = True,
         prompt: str = "full",
+        lossless: bool = True,
+        always_ask: bool = False,
     ) -> None:
         self.chat = chat
         self.max_messages = max_messages
@@ -83,6 +93,8 @@ class ProWriter:
         self.language = language
         self.repair = repair or RepairBudget()
         self.fallback = fallback
+        self.lossless = lossless and fallback
+        self.always_ask = always_ask
         if prompt not in PROMPT_STYLES:
             raise ConfigError(f"unknown pro prompt style {prompt!r}; known: {', '.join(PROMPT_STYLES)}")
         self.prompt = prompt
@@ -126,10 +138,20 @@ class ProWriter:
         fallback = LiteFallback(episode, candidates, clock or SystemClock(), len(chunks), enabled=self.fallback)
         for number, chunk in enumerate(chunks):
             records = gather_candidates(candidates, chunk, limit=self.max_candidates, per_query=self.per_query)
-            shown = book.present(records, decoder.pending_drafts(self.max_pending))
+            base: list[Operation] = []
+            if self.lossless:
+                base = fallback.for_chunk(chunk.indices, "the lossless base")
+                records = changeable(records, bool(chunk.subjects))
+            pending = [] if self.lossless else decoder.pending_drafts(self.max_pending)
+            shown = book.present(records, pending)
             prompt = pro_prompt(chunk.text(episode), self.language, self.prompt)
             meter = UsageMeter()
             before = len(decoder.out.rejections) - decoder.notes
+            if self.lossless and not self.always_ask and not records and covers(base, episode, chunk.indices):
+                # Nothing a checked model operation could change or add: the call is skipped.
+                added = decoder.adopt(base)
+                self.stats.add(meter, chunks=1, operations=len(added), rejections=0)
+                continue
             try:
                 answer = yield from ask_json(
                     render_request(prompt, episode, chunk, shown),
@@ -142,9 +164,12 @@ class ProWriter:
             except ModelOutputError as error:
                 # Only transport errors keep the episode pending; bad output falls back to the rules.
                 decoder.note(number, OpKind.NOOP, f"the model's output was unusable: {error}")
-                added = decoder.adopt(fallback.for_chunk(chunk.indices, "the model's output was unusable"))
+                added = decoder.adopt(base or fallback.for_chunk(chunk.indices, "the model's output was unusable"))
             else:
-                added = self._decode(decoder, fallback, answer["operations"], book, chunk, number)
+                if self.lossless:
+                    added = self._ground(decoder, base, answer["operations"], book, chunk, number)
+                else:
+                    added = self._decode(decoder, fallback, answer["operations"], book, chunk, number)
             self._charge(decoder, added, meter.usage(prompt.version))
             self.stats.add(
                 meter, chunks=1, operations=len(added), rejections=len(decoder.out.rejections) - decoder.notes - before
@@ -184,6 +209,34 @@ class ProWriter:
         # Refused operations stay in the list so the plan journals them; the rules' operations join them.
         why = f"all {proposed} operations the model proposed were refused"
         return [*added, *decoder.adopt(fallback.for_chunk(indices, why))]
+
+    @staticmethod
+    def _ground(
+        decoder: Decoder,
+        base: list[Operation],
+        items: list[dict[str, Any]],
+        book: AliasBook,
+        chunk: Chunk,
+        number: int,
+    ) -> list[int]:
+        """The rules' operations for the chunk, with the model's applied only where they check out
+        (see :mod:`memscribe.write.llm.grounded`); every refused operation is reported with why."""
+        episode = decoder.episode
+        scratch = Decoder(episode, ProposedOps(), closed=set(decoder.closed))
+        scratch.decode(items, book, chunk.indices, number, deletes_asked=bool(chunk.subjects))
+        proposed = [op for op in scratch.slots if op is not None]
+        said = "\n".join(episode.messages[i].content for i in chunk.indices)
+        grounding = Grounding(base, said,
+                              {r.id: r for r in book.records.values()}, episode.timestamp,
+                              bool(chunk.subjects), number)  # fmt: skip
+        merged = grounding.merge(proposed, scratch.out.rejections)
+        decoder.out.rejections.extend(grounding.rejections)
+        if not any(True for _ in flatten(items)):
+            decoder.note(number, OpKind.NOOP, f"the model proposed no operations for messages {chunk.indices}",
+                         refusal=False)  # fmt: skip
+        elif not merged:
+            decoder.note(number, OpKind.NOOP, f"nothing kept from messages {chunk.indices}", refusal=False)
+        return decoder.adopt(merged)
 
     @staticmethod
     def _charge(decoder: Decoder, added: list[int], usage: Usage) -> None:

@@ -12,7 +12,7 @@ from memscribe.write.prompts.pro_en import CANDIDATES_HEADING, MESSAGES_HEADING,
 
 __all__ = ["CANDIDATES_HEADING", "MESSAGES_HEADING", "NO_CANDIDATES", "PROMPT_VERSION", "REPAIR", "SYSTEM", "TIME_LINE"]
 
-PROMPT_VERSION = "pro-en-compact-1"
+PROMPT_VERSION = "pro-en-compact-2"
 
 SYSTEM = """\
 You keep a memory store about a person up to date. Read the new messages and the numbered existing \
@@ -20,13 +20,15 @@ memories. Answer JSON {"operations": [...]}.
 
 For each durable fact the person states about themselves or someone they know (home, job, title, family, \
 pets, health, diet, habits, possessions, numbers, dated events):
-- new fact, no memory about it: {"op": "ADD", "text": ..., "subject": ..., "reason": ...}
-- it replaces what memory n says (moved, new job, new value): {"op": "SUPERSEDE", "target": n, "text": ...}
-- memory n was wrong and this corrects it: {"op": "UPDATE", "target": n, "text": ...}
+- new fact, no memory about it: {"op": "ADD", "text": ..., "subject": ..., "value": ..., "reason": ...}
+- it replaces the value of memory n (moved, new job, new value): {"op": "SUPERSEDE", "target": n, \
+"value": ..., "text": ...}
+- memory n was wrong and this corrects it: {"op": "UPDATE", "target": n, "value": ..., "text": ...}
 - the person asks to forget memory n: {"op": "DELETE", "target": n}
 Nothing else: no op for questions, plans, guesses, small talk, the assistant's suggestions, or facts \
 already stored. Never change a memory that is still true. A fact about someone else (sister, friend, \
 coworker) has that person as subject and never replaces the user's own memory.
 text: one short sentence in the third person with the new value, absolute dates ("on 2 June 2023"), \
-nothing that is no longer true. subject: "user" or the person's lower-case name/role.
+nothing that is no longer true. subject: "user" or the person's lower-case name/role. value: the new \
+value, copied word for word from the message (a city, employer, name, number).
 """

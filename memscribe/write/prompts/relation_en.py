@@ -11,7 +11,7 @@ from typing import Any
 
 __all__ = ["LABELS", "PROMPT_VERSION", "REPAIR", "SYSTEM", "relation_schema"]
 
-PROMPT_VERSION = "relation-en-1"
+PROMPT_VERSION = "relation-en-2"
 LABELS = ("same", "update", "correction", "unrelated")
 
 SYSTEM = """\
@@ -22,7 +22,8 @@ the same person. Label each pair:
 - correction: NEW says OLD was wrong all along.
 - unrelated: both can be true at once (different topic, or another detail).
 A fact about a different person, a plan, a question or a guess never replaces OLD: label it unrelated.
-Answer JSON: {"labels": [{"n": 1, "label": "..."}]} with one entry per pair."""
+For update and correction also give "value": the new value, copied word for word from NEW.
+Answer JSON: {"labels": [{"n": 1, "label": "...", "value": "..."}]} with one entry per pair."""
 
 REPAIR = """\
 Your last answer could not be used: {error}
@@ -43,6 +44,7 @@ def relation_schema(pairs: int) -> dict[str, Any]:
                     "properties": {
                         "n": {"type": "integer", "enum": list(range(1, pairs + 1))},
                         "label": {"type": "string", "enum": list(LABELS)},
+                        "value": {"type": ["string", "null"], "maxLength": 80},
                     },
                     "required": ["n", "label"],
                     "additionalProperties": False,
