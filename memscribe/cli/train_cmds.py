@@ -59,10 +59,9 @@ def export_cmd(
 
 
 def _load(model: str, gguf: str | None) -> tuple[Any, Any]:
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from memscribe.train.stages import load_model
 
-    options = {"gguf_file": gguf} if gguf else {}
-    return AutoModelForCausalLM.from_pretrained(model, **options), AutoTokenizer.from_pretrained(model, **options)
+    return load_model(model, gguf)
 
 
 @train_group.command("sft")
@@ -194,14 +193,6 @@ def demo_table(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _loaded(model: str, gguf: str | None) -> tuple[Any, Any]:
-    """A model loaded for serving: pad token set (GGUF tokenizers may have none)."""
-    network, tokenizer = _load(model, gguf)
-    if tokenizer.pad_token_id is None:
-        tokenizer.pad_token = tokenizer.eos_token
-    return network, tokenizer
-
-
 @train_group.command("serve")
 @click.option("--model", required=True, help="A Hugging Face folder (e.g. runs/demo/model), or a GGUF's folder.")
 @click.option("--gguf", default=None, help="GGUF file name inside --model.")
@@ -213,7 +204,7 @@ def serve_cmd(model: str, gguf: str | None, name: str, host: str, port: int, max
     """Serve a model as an OpenAI-compatible endpoint over transformers (greedy; for the pro writer)."""
     from memscribe.train.serve import LocalModels, serve
 
-    server = serve(LocalModels({name: _loaded(model, gguf)}, max_new_tokens=max_new_tokens), host=host, port=port)
+    server = serve(LocalModels({name: _load(model, gguf)}, max_new_tokens=max_new_tokens), host=host, port=port)
     url = f"http://{host}:{server.server_address[1]}/v1"
     click.echo(f"serving {name} at {url}\nuse: memscribe --writer pro --llm openai-compatible:{name} "
                f"--llm-base-url {url} ...", err=True)  # fmt: skip
@@ -253,7 +244,7 @@ def eval_cmd(
     def say(line: str) -> None:
         click.echo(line, err=True)
 
-    models = LocalModels({"trained": _loaded(model, gguf), "base": _loaded(base, base_gguf)},
+    models = LocalModels({"trained": _load(model, gguf), "base": _load(base, base_gguf)},
                          max_new_tokens=max_new_tokens)  # fmt: skip
     report: dict[str, Any] = {"model": model, "base": base, "seed": seed, "scenarios": scenarios, "runs": {}}
     with tempfile.TemporaryDirectory(prefix="memscribe-train-eval-") as tmp, serving(models, port=port) as url:

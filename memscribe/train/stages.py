@@ -37,7 +37,31 @@ from memscribe.train.dataset import scenario_from_dict
 from memscribe.train.environment import MemoryEnv
 from memscribe.train.rewards import RewardWeights
 
-__all__ = ["EnvReward", "distill", "export", "grpo", "lora", "serving_command", "sft"]
+__all__ = ["EnvReward", "distill", "export", "grpo", "load_model", "lora", "serving_command", "sft"]
+
+
+def load_model(path: str, gguf: str | None = None) -> tuple[Any, Any]:
+    """Model and tokenizer from a Hugging Face folder, or from the GGUF file ``gguf`` inside ``path``.
+
+    transformers dequantises a GGUF checkpoint to full-precision weights but still marks the model as
+    GGUF-quantised, and its Trainer refuses to train such a model; the mark is removed here, since nothing
+    quantised is left. A tokenizer without a pad token gets its end-of-sequence token as one.
+    """
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    options = {"gguf_file": gguf} if gguf else {}
+    model = AutoModelForCausalLM.from_pretrained(path, **options)
+    tokenizer = AutoTokenizer.from_pretrained(path, **options)
+    quantizer = getattr(model, "hf_quantizer", None)
+    if gguf and quantizer is not None:
+        quantizer.remove_quantization_config(model)  # transformers' own way to drop the mark
+        for module in model.modules():
+            config: Any = getattr(module, "config", None)
+            if getattr(config, "_is_quantized", False):
+                config._is_quantized = False
+    if tokenizer.pad_token_id is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    return model, tokenizer
 
 
 def lora(model: PreTrainedModel, *, rank: int = 8, alpha: int = 16) -> Any:
