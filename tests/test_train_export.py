@@ -46,3 +46,20 @@ def test_rows_of_another_schema_or_kind_are_refused_with_their_line(tmp_path: Pa
     path.write_text("{not json\n")
     with pytest.raises(ValueError, match=r":1: not JSON"):
         read_rows(path, "sft")
+
+
+def test_a_compact_answer_is_shorter_and_scores_exactly_as_the_full_one(tmp_path: Path) -> None:
+    from memscribe.bench.scenarios import generate_scenarios
+    from memscribe.train import compact_answer, export_rows
+
+    scenario = generate_scenarios(1, 5)[0]
+    full = [r for r in export_rows([scenario], tmp_path / "full") if r["kind"] == "rl"]
+    short = [r for r in export_rows([scenario], tmp_path / "short", compact=True) if r["kind"] == "rl"]
+    assert [r["prompt"] for r in short] == [r["prompt"] for r in full]
+    env = MemoryEnv(scenario, tmp_path / "env")
+    for a, b in zip(full, short, strict=True):
+        assert b["reference"] == compact_answer(a["reference"])
+        assert len(b["reference"]) < len(a["reference"])
+        ops = json.loads(b["reference"])["operations"]
+        assert all(op["reason"] == "" and not {"msgs", "valid_from", "owner"} & set(op) for op in ops)
+        assert env.step(b["chunk"], b["reference"]).as_dict() == env.step(a["chunk"], a["reference"]).as_dict()

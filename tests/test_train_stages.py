@@ -33,7 +33,7 @@ def test_sft_loss_decreases_and_the_exported_folder_reloads(data: dict[str, Any]
 
     tokenizer = data["tokenizer"]
     model = tiny_model(tokenizer)
-    losses = sft(model, tokenizer, data["sft"][:2], data["root"] / "sft", steps=6, lr=3e-3, max_length=384)
+    losses = sft(model, tokenizer, data["sft"][:2], data["root"] / "sft", steps=6, lr=3e-3, max_length=4096)
     assert len(losses) == 6
     assert sum(losses[-3:]) / 3 < sum(losses[:3]) / 3
     folder = export(model, tokenizer, data["root"] / "model")
@@ -61,3 +61,25 @@ def test_grpo_scores_every_rollout_with_the_environment_and_a_lora_merge_exports
     folder = export(model, tokenizer, data["root"] / "merged")
     reloaded = AutoModelForCausalLM.from_pretrained(folder)
     assert not any("lora" in name for name, _ in reloaded.named_parameters())
+
+
+def test_a_lora_seed_leaves_the_base_weights_as_they_were(data: dict[str, Any]) -> None:
+    # The demo trains every seed's adapter on one loaded base and removes it before the next seed.
+    tokenizer = data["tokenizer"]
+    base = tiny_model(tokenizer, seed=2)
+    before = {name: tensor.clone() for name, tensor in base.state_dict().items()}
+    network = lora(base, rank=4, alpha=8)
+    losses = sft(network, tokenizer, data["sft"][:2], data["root"] / "sft-lora", steps=2, lr=3e-2, max_length=4096,
+                 batch_size=1)  # fmt: skip
+    assert len(losses) == 2
+    assert any(p.requires_grad for n, p in network.named_parameters() if "lora" in n)
+    restored = network.unload()
+    after = restored.state_dict()
+    assert before.keys() == after.keys()
+    assert all((before[name] == after[name]).all() for name in before)
+
+
+def test_sft_refuses_rows_that_are_all_longer_than_max_length(data: dict[str, Any]) -> None:
+    tokenizer = data["tokenizer"]
+    with pytest.raises(ValueError, match="longer than max_length=16 tokens"):
+        sft(tiny_model(tokenizer), tokenizer, data["sft"][:2], data["root"] / "sft-short", steps=1, max_length=16)

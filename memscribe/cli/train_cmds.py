@@ -6,6 +6,7 @@ TRL and peft when run, so ``memscribe --help`` works without them.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -58,10 +59,9 @@ def export_cmd(
 
 
 def _load(model: str, gguf: str | None) -> tuple[Any, Any]:
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from memscribe.train.stages import load_model
 
-    options = {"gguf_file": gguf} if gguf else {}
-    return AutoModelForCausalLM.from_pretrained(model, **options), AutoTokenizer.from_pretrained(model, **options)
+    return load_model(model, gguf)
 
 
 @train_group.command("sft")
@@ -141,36 +141,143 @@ def _tiny_loader() -> Callable[[], tuple[Any, Any]]:
 @click.option("--tiny", is_flag=True, help="A tiny random model instead of --model (a smoke run, no download).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), required=True)
 @click.option("--seeds", default="0,1,2", show_default=True, help="Training seeds, comma-separated.")
+@click.option("--train-scenarios", type=click.IntRange(min=1), default=6, show_default=True)
+@click.option("--eval-scenarios", type=click.IntRange(min=1), default=2, show_default=True)
+@click.option("--eval-chunks", type=click.IntRange(min=0), default=0, show_default=True, help="0: all held-out.")
 @click.option("--sft-steps", type=click.IntRange(min=1), default=20, show_default=True)
 @click.option("--grpo-steps", type=click.IntRange(min=1), default=5, show_default=True)
+@click.option("--sft-lr", type=float, default=2e-4, show_default=True)
+@click.option("--sft-batch", type=click.IntRange(min=1), default=2, show_default=True)
+@click.option("--grpo-lr", type=float, default=1e-5, show_default=True)
+@click.option("--generations", type=click.IntRange(min=2), default=2, show_default=True)
 @click.option("--max-new-tokens", type=click.IntRange(min=1), default=256, show_default=True)
+@click.option("--lora-rank", type=click.IntRange(min=0), default=None, help="Default: 8, or 0 with --tiny.")
 @click.pass_obj
 def demo_cmd(
-    state: CliState, model: str | None, gguf: str | None, tiny: bool, out_dir: Path, seeds: str, sft_steps: int,
-    grpo_steps: int, max_new_tokens: int,
+    state: CliState, model: str | None, gguf: str | None, tiny: bool, out_dir: Path, seeds: str,
+    train_scenarios: int, eval_scenarios: int, eval_chunks: int, sft_steps: int, grpo_steps: int,
+    sft_lr: float, sft_batch: int, grpo_lr: float, generations: int, max_new_tokens: int, lora_rank: int | None,
 ) -> None:  # fmt: skip
     """SFT then GRPO on generated scenarios; reward and probe accuracy before/after on held-out ones."""
     if (model is None) == (not tiny):
         raise click.UsageError("give --model (a real model) or --tiny (a smoke run), not both or neither")
-    from memscribe.train.demo import run_demo
+    from memscribe.train.demo import DemoConfig, run_demo
 
     load = _tiny_loader() if tiny else (lambda: _load(str(model), gguf))
-    numbers = [int(s) for s in seeds.split(",") if s.strip()]
-    result = run_demo(load, out_dir, seeds=numbers, sft_steps=sft_steps, grpo_steps=grpo_steps,
-                      max_new_tokens=max_new_tokens, lora_rank=0 if tiny else 8)  # fmt: skip
+    config = DemoConfig(
+        seeds=tuple(int(s) for s in seeds.split(",") if s.strip()), train_scenarios=train_scenarios,
+        eval_scenarios=eval_scenarios, eval_chunks=eval_chunks, sft_steps=sft_steps, grpo_steps=grpo_steps,
+        sft_lr=sft_lr, sft_batch=sft_batch, grpo_lr=grpo_lr, generations=generations, max_new_tokens=max_new_tokens,
+        lora_rank=(0 if tiny else 8) if lora_rank is None else lora_rank,
+    )  # fmt: skip
+    result = run_demo(load, out_dir, config, progress=lambda line: click.echo(line, err=True))
+    _emit(state, result, lambda: demo_table(result))
 
-    def text() -> str:
-        b = result["before"]
-        lines = [f"held-out chunks: {result['held_out_chunks']}",
-                 f"before: reward {b['reward']:.3f}  probe accuracy {b['probe_accuracy']:.3f}"]  # fmt: skip
-        for r in result["runs"]:
-            a = r["after"]
-            lines.append(f"seed {r['seed']}: reward {a['reward']:.3f}  probe accuracy {a['probe_accuracy']:.3f}  "
-                         f"(sft {r['sft_s']} s, grpo {r['grpo_s']} s)")  # fmt: skip
-        lines.append(f"rise {result['rise']:+.3f}, seed spread {result['spread']:.3f}: {result['verdict']}")
-        return "\n".join(lines)
 
-    _emit(state, result, text)
+def demo_table(result: dict[str, Any]) -> str:
+    """The demo's before/after table, in Markdown."""
+    keys = ("reward", "probe_accuracy", "format_valid")
+    lines = [f"held-out chunks: {result['held_out_chunks']}; training rows: {result['train_rows']}", "",
+             "| run | reward | probe accuracy | format valid | sft s | grpo s | eval s |", "|---" * 7 + "|",
+             "| before (base) | " + " | ".join(f"{result['before'][k]:.3f}" for k in keys)
+             + f" | | | {result['before']['eval_s']} |"]  # fmt: skip
+    for r in result["runs"]:
+        a = r["after"]
+        lines.append(f"| seed {r['seed']} | " + " | ".join(f"{a[k]:.3f}" for k in keys)
+                     + f" | {r['sft_s']} | {r['grpo_s']} | {r['eval_s']} |")  # fmt: skip
+    lines.append("")
+    for k in keys:
+        v = result[k]
+        lines.append(f"{k}: rise {v['rise']:+.3f}, seed spread {v['spread']:.3f}: {v['verdict']}")
+    lines.append(f"model: {result['model']}")
+    return "\n".join(lines)
+
+
+@train_group.command("serve")
+@click.option("--model", required=True, help="A Hugging Face folder (e.g. runs/demo/model), or a GGUF's folder.")
+@click.option("--gguf", default=None, help="GGUF file name inside --model.")
+@click.option("--name", default="memscribe-writer", show_default=True, help="The model name clients ask for.")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", type=click.IntRange(min=0, max=65535), default=18082, show_default=True)
+@click.option("--max-new-tokens", type=click.IntRange(min=1), default=512, show_default=True, help="Answer cap.")
+def serve_cmd(model: str, gguf: str | None, name: str, host: str, port: int, max_new_tokens: int) -> None:
+    """Serve a model as an OpenAI-compatible endpoint over transformers (greedy; for the pro writer)."""
+    from memscribe.train.serve import LocalModels, serve
+
+    server = serve(LocalModels({name: _load(model, gguf)}, max_new_tokens=max_new_tokens), host=host, port=port)
+    url = f"http://{host}:{server.server_address[1]}/v1"
+    click.echo(f"serving {name} at {url}\nuse: memscribe --writer pro --llm openai-compatible:{name} "
+               f"--llm-base-url {url} ...", err=True)  # fmt: skip
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
+@train_group.command("eval")
+@click.option("--model", required=True, help="The trained model: a Hugging Face folder (train sft/grpo/demo output).")
+@click.option("--gguf", default=None, help="GGUF file name inside --model, when it is one.")
+@click.option("--base", required=True, help="The untrained base: a Hugging Face folder or a GGUF's folder.")
+@click.option("--base-gguf", default=None, help="GGUF file name inside --base.")
+@click.option("--scenarios", type=click.IntRange(min=1), default=2, show_default=True, help="Held-out generated.")
+@click.option("--seed", type=int, default=202, show_default=True, help="Generator seed (the demo holds out 202).")
+@click.option("--chunks", type=click.IntRange(min=0), default=0, show_default=True, help="First N chunks; 0: all.")
+@click.option("--natural", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+              help="Also run the shipped pro writer on a subset of this natural-scenario JSONL file.")  # fmt: skip
+@click.option("--natural-scenarios", type=click.IntRange(min=1), default=3, show_default=True)
+@click.option("--port", type=click.IntRange(min=0, max=65535), default=18082, show_default=True)
+@click.option("--max-new-tokens", type=click.IntRange(min=1), default=256, show_default=True)
+@click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), default=None, help="JSON report.")
+@click.pass_obj
+def eval_cmd(
+    state: CliState, model: str, gguf: str | None, base: str, base_gguf: str | None, scenarios: int, seed: int,
+    chunks: int, natural: Path | None, natural_scenarios: int, port: int, max_new_tokens: int, out_path: Path | None,
+) -> None:  # fmt: skip
+    """The trained model as the pro writer beside its untrained base, both served locally, in one run."""
+    import tempfile
+
+    from memscribe.train.evaluate import eval_chunks, eval_natural, held_out_rows
+    from memscribe.train.serve import LocalModels, serving
+
+    def say(line: str) -> None:
+        click.echo(line, err=True)
+
+    models = LocalModels({"trained": _load(model, gguf), "base": _load(base, base_gguf)},
+                         max_new_tokens=max_new_tokens)  # fmt: skip
+    report: dict[str, Any] = {"model": model, "base": base, "seed": seed, "scenarios": scenarios, "runs": {}}
+    with tempfile.TemporaryDirectory(prefix="memscribe-train-eval-") as tmp, serving(models, port=port) as url:
+        report["served_at"] = url
+        rows = held_out_rows(scenarios, seed, Path(tmp) / "data", chunks=chunks)
+        for name in ("base", "trained"):
+            run = {"held_out": eval_chunks(url, name, rows, Path(tmp) / "env", max_tokens=max_new_tokens,
+                                           progress=say)}  # fmt: skip
+            if natural is not None:
+                run["natural"] = eval_natural(url, name, natural, natural_scenarios, Path(tmp) / f"nat-{name}")
+            report["runs"][name] = run
+            if out_path is not None:
+                out_path.parent.mkdir(parents=True, exist_ok=True)
+                out_path.write_text(json.dumps(report, indent=1), encoding="utf-8")
+    _emit(state, report, lambda: eval_table(report))
+
+
+def eval_table(report: dict[str, Any]) -> str:
+    """Base and trained side by side, in Markdown."""
+    runs = report["runs"]
+    names = list(runs)
+    lines = ["| metric | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+    keys = ("reward", "probe_accuracy", "format_valid", "over_storage", "stale", "wrong_supersede", "attributed")
+    first = runs[names[0]]["held_out"]
+    lines.append("| held-out chunks | " + " | ".join(str(runs[n]["held_out"]["chunks"]) for n in names) + " |")
+    for key in keys:
+        if key in first:
+            lines.append(f"| {key} | " + " | ".join(f"{runs[n]['held_out'][key]:.3f}" for n in names) + " |")
+    if "natural" in runs[names[0]]:
+        for key in ("accuracy", "stale_top1", "wrong_supersedes", "calls_per_add", "s_per_add", "add_errors"):
+            cells = " | ".join(str(runs[n]["natural"].get(key, "—")) for n in names)
+            lines.append(f"| natural {key} | {cells} |")
+    return "\n".join(lines)
 
 
 def register(root: click.Group) -> None:

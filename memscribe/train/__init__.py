@@ -5,7 +5,7 @@ Nothing in the library imports this package. The dataset and environment modules
 :mod:`memscribe.train.stages` needs the ``train`` extra (torch, transformers, TRL, peft). See docs/training.md.
 """
 
-from memscribe.train.dataset import SCHEMA, export_rows, read_rows, scenario_from_dict, write_rows
+from memscribe.train.dataset import SCHEMA, compact_answer, export_rows, read_rows, scenario_from_dict, write_rows
 from memscribe.train.environment import MemoryEnv, ReferenceStep, parse_operations
 from memscribe.train.rewards import ChunkReward, RewardWeights
 
@@ -15,6 +15,7 @@ __all__ = [
     "MemoryEnv",
     "ReferenceStep",
     "RewardWeights",
+    "compact_answer",
     "export_rows",
     "parse_operations",
     "read_rows",

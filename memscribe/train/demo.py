@@ -1,87 +1,176 @@
 """``memscribe train demo``: SFT then GRPO on generated scenarios, before/after on held-out ones, over seeds.
 
-The before/after figures are the environment's mean total reward and probe accuracy of greedy answers to the
-held-out chunks' requests. A rise counts only when it is larger than the seed-to-seed spread (max - min of the
-per-seed "after" figures); anything else is reported as no effect.
+The before/after figures are the environment's mean total reward, probe accuracy and format validity of greedy
+answers to the held-out chunks' requests. A rise counts only when it is larger than the seed-to-seed spread
+(max - min of the per-seed "after" figures); anything else is reported as no effect.
+
+With LoRA the base model is loaded once: every seed trains its own adapter, which is removed again before
+the next seed, so each seed starts from the same untrained weights. The last seed's adapter is merged and
+exported (``out/model``) so the trained writer can be served and benchmarked. Progress is written to
+``out/demo.json`` after every stage, so an interrupted run keeps what it measured.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from memscribe.bench.scenarios import generate_scenarios
 from memscribe.train.dataset import export_rows
-from memscribe.train.stages import EnvReward, grpo, lora, sft
+from memscribe.train.stages import EnvReward, export, grpo, lora, sft
 
-__all__ = ["evaluate", "run_demo"]
+__all__ = ["DemoConfig", "evaluate", "generate_answer", "run_demo", "verdict"]
+
+TRAIN_SEED = 101  # scenario generator seeds: training and held-out scenarios never overlap
+HELD_OUT_SEED = 202
+
+
+@dataclass(frozen=True)
+class DemoConfig:
+    """How big the demo is. The defaults fit a few minutes per seed for SmolLM2-135M on two CPU cores."""
+
+    seeds: tuple[int, ...] = (0, 1, 2)
+    train_scenarios: int = 6
+    eval_scenarios: int = 2
+    eval_chunks: int = 0  # 0: every held-out chunk
+    sft_steps: int = 20
+    sft_lr: float = 2e-4
+    sft_batch: int = 2
+    grpo_steps: int = 5
+    grpo_lr: float = 1e-5
+    generations: int = 2
+    max_new_tokens: int = 256
+    max_length: int = 1536
+    lora_rank: int = 8
+    compact: bool = True
+
+
+def generate_answer(model: Any, tokenizer: Any, prompt: Sequence[dict[str, Any]], *, max_new_tokens: int) -> str:
+    """The model's greedy answer to a chat ``prompt``."""
+    import torch
+
+    ids = tokenizer.apply_chat_template(list(prompt), add_generation_prompt=True, return_tensors="pt")
+    ids = ids["input_ids"] if not isinstance(ids, torch.Tensor) else ids
+    with torch.no_grad():
+        out = model.generate(
+            ids,
+            attention_mask=torch.ones_like(ids),
+            max_new_tokens=max_new_tokens,
+            do_sample=False,
+            pad_token_id=tokenizer.pad_token_id or tokenizer.eos_token_id,
+        )
+    return str(tokenizer.decode(out[0, ids.shape[1] :], skip_special_tokens=True))
 
 
 def evaluate(
     model: Any, tokenizer: Any, rows: Sequence[dict[str, Any]], workdir: Path, *, max_new_tokens: int
 ) -> dict[str, float]:
-    """Mean total reward and probe accuracy of the model's greedy answers to ``rows`` (``rl`` rows)."""
-    import torch
-
+    """Mean total reward, probe accuracy and format validity of the model's greedy answers to ``rows``."""
     scorer = EnvReward(workdir)
     model.eval()
     for row in rows:
-        ids = tokenizer.apply_chat_template(row["prompt"], add_generation_prompt=True, return_tensors="pt")
-        ids = ids["input_ids"] if not isinstance(ids, torch.Tensor) else ids
-        with torch.no_grad():
-            out = model.generate(
-                ids, max_new_tokens=max_new_tokens, do_sample=False, pad_token_id=tokenizer.pad_token_id
-            )
-        text = tokenizer.decode(out[0, ids.shape[1] :], skip_special_tokens=True)
+        text = generate_answer(model, tokenizer, row["prompt"], max_new_tokens=max_new_tokens)
         scorer([row["prompt"]], [text], scenario=[row["scenario"]], chunk=[row["chunk"]])
     model.train()
     n = max(len(scorer.history), 1)
     return {
-        "reward": sum(float(h["total"]) for h in scorer.history) / n,
-        "probe_accuracy": sum(float(h["probe_accuracy"]) for h in scorer.history) / n,
-        "format_valid": sum(float(h["format_valid"]) for h in scorer.history) / n,
+        key: round(sum(float(h[name]) for h in scorer.history) / n, 4)
+        for key, name in (("reward", "total"), ("probe_accuracy", "probe_accuracy"), ("format_valid", "format_valid"))
     }
+
+
+def verdict(before: float, afters: Sequence[float]) -> dict[str, Any]:
+    """The mean rise over ``before``, the seed-to-seed spread, and whether the rise counts."""
+    spread = max(afters) - min(afters)
+    rise = sum(afters) / len(afters) - before
+    counts = rise > 0 and rise > spread
+    return {"rise": round(rise, 4), "spread": round(spread, 4), "verdict": "improved" if counts else "no effect"}
+
+
+def _data(out: Path, config: DemoConfig) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
+    rows = list(export_rows(generate_scenarios(config.train_scenarios, TRAIN_SEED), out / "train-data",
+                            compact=config.compact))  # fmt: skip
+    held = [r for r in export_rows(generate_scenarios(config.eval_scenarios, HELD_OUT_SEED), out / "eval-data",
+                                   compact=config.compact) if r["kind"] == "rl"]  # fmt: skip
+    if config.eval_chunks:
+        held = held[: config.eval_chunks]
+    return [r for r in rows if r["kind"] == "sft"], [r for r in rows if r["kind"] == "rl"], held
+
+
+def _timed(timings: dict[str, Any], key: str, work: Callable[[], Any]) -> Any:
+    clock = time.monotonic()
+    value = work()
+    timings[key] = round(time.monotonic() - clock, 1)
+    return value
+
+
+@dataclass(frozen=True)
+class _Data:
+    sft: list[dict[str, Any]]
+    rl: list[dict[str, Any]]
+    held: list[dict[str, Any]]
+
+
+def _train_seed(network: Any, tokenizer: Any, data: _Data, out: Path, config: DemoConfig, run: dict[str, Any],
+                progress: Callable[[str], None]) -> None:  # fmt: skip
+    """Both stages and the after-figures of one seed, recorded in ``run``."""
+    seed, where = int(run["seed"]), out / f"seed{run['seed']}"
+    losses = _timed(run, "sft_s", lambda: sft(network, tokenizer, data.sft, where / "sft", steps=config.sft_steps,
+                    lr=config.sft_lr, max_length=config.max_length, batch_size=config.sft_batch,
+                    seed=seed))  # fmt: skip
+    run["sft_loss_first"], run["sft_loss_last"] = round(losses[0], 4), round(losses[-1], 4)
+    progress(f"seed {seed}: sft {run['sft_s']} s, loss {losses[0]:.3f} -> {losses[-1]:.3f}")
+    reward = _timed(run, "grpo_s", lambda: grpo(network, tokenizer, data.rl, where / "grpo", steps=config.grpo_steps,
+                    lr=config.grpo_lr, generations=config.generations, max_completion_length=config.max_new_tokens,
+                    seed=seed))  # fmt: skip
+    run["grpo_rollout_reward"] = round(sum(float(h["total"]) for h in reward.history) / len(reward.history), 4)
+    run["after"] = _timed(run, "eval_s", lambda: evaluate(network, tokenizer, data.held, where / "eval",
+                          max_new_tokens=config.max_new_tokens))  # fmt: skip
 
 
 def run_demo(
     load: Callable[[], tuple[Any, Any]],
     out: Path,
+    config: DemoConfig = DemoConfig(),
     *,
-    seeds: Sequence[int] = (0, 1, 2),
-    train_scenarios: int = 6,
-    eval_scenarios: int = 2,
-    sft_steps: int = 20,
-    grpo_steps: int = 5,
-    generations: int = 2,
-    max_new_tokens: int = 256,
-    lora_rank: int = 8,
+    progress: Callable[[str], None] = lambda line: None,
 ) -> dict[str, Any]:
-    """The demo's table: per seed, figures before and after both stages, wall time per stage, and a verdict."""
-    rows = list(export_rows(generate_scenarios(train_scenarios, 101), out / "train-data"))
-    held = [r for r in export_rows(generate_scenarios(eval_scenarios, 202), out / "eval-data") if r["kind"] == "rl"]
-    sft_rows, rl_rows = [r for r in rows if r["kind"] == "sft"], [r for r in rows if r["kind"] == "rl"]
-    model, tokenizer = load()
-    started = time.monotonic()
-    before = evaluate(model, tokenizer, held, out / "eval-before", max_new_tokens=max_new_tokens)
-    runs: list[dict[str, Any]] = []
-    for seed in seeds:
-        model, tokenizer = load()
-        network = lora(model, rank=lora_rank, alpha=2 * lora_rank) if lora_rank else model
-        timings: dict[str, float] = {"eval_before_s": round(time.monotonic() - started, 1)}
-        clock = time.monotonic()
-        sft(network, tokenizer, sft_rows, out / f"seed{seed}" / "sft", steps=sft_steps, seed=seed)
-        timings["sft_s"] = round(time.monotonic() - clock, 1)
-        clock = time.monotonic()
-        grpo(network, tokenizer, rl_rows, out / f"seed{seed}" / "grpo", steps=grpo_steps, generations=generations,
-             max_completion_length=max_new_tokens, seed=seed)  # fmt: skip
-        timings["grpo_s"] = round(time.monotonic() - clock, 1)
-        after = evaluate(network, tokenizer, held, out / f"seed{seed}" / "eval", max_new_tokens=max_new_tokens)
-        runs.append({"seed": seed, "after": after, **timings})
-    afters = [r["after"]["reward"] for r in runs]
-    spread = max(afters) - min(afters)
-    rise = sum(afters) / len(afters) - before["reward"]
-    verdict = "improved" if rise > 0 and rise > spread else "no effect"
-    return {"before": before, "runs": runs, "rise": rise, "spread": spread, "verdict": verdict,
-            "held_out_chunks": len(held)}  # fmt: skip
+    """The demo's table: figures before training and per seed after both stages, wall time per stage, and a
+    verdict per figure."""
+    out.mkdir(parents=True, exist_ok=True)
+    data = _Data(*_data(out, config))
+    result: dict[str, Any] = {"config": config.__dict__ | {"seeds": list(config.seeds)}, "runs": [],
+                              "held_out_chunks": len(data.held), "train_rows": len(data.sft)}  # fmt: skip
+    timings: dict[str, Any] = {}
+    model, tokenizer = _timed(timings, "load_s", load)
+    before = _timed(timings, "eval_s", lambda: evaluate(model, tokenizer, data.held, out / "eval-before",
+                    max_new_tokens=config.max_new_tokens))  # fmt: skip
+    result["before"] = {**before, **timings}
+    _save(out, result, progress, f"before: {result['before']}")
+    network: Any = None
+    for seed in config.seeds:
+        run: dict[str, Any] = {"seed": seed}
+        if config.lora_rank:
+            network = lora(model, rank=config.lora_rank, alpha=2 * config.lora_rank)
+        else:
+            model, tokenizer = _timed(run, "load_s", load)
+            network = model
+        _train_seed(network, tokenizer, data, out, config, run, progress)
+        result["runs"].append(run)
+        _save(out, result, progress, f"seed {seed}: {run}")
+        if config.lora_rank and seed != config.seeds[-1]:
+            model = network.unload()  # the base weights, untouched: the next seed starts from them
+    result["model"] = str(export(network, tokenizer, out / "model"))
+    for key in ("reward", "probe_accuracy", "format_valid"):
+        result[key] = verdict(result["before"][key], [r["after"][key] for r in result["runs"]])
+    _save(out, result, progress, f"done: model in {result['model']}")
+    return result
+
+
+def _save(out: Path, result: dict[str, Any], progress: Callable[[str], None], line: str) -> None:
+    (out / "demo.json").write_text(json.dumps(result, indent=1), encoding="utf-8")
+    progress(line)

@@ -37,7 +37,31 @@ from memscribe.train.dataset import scenario_from_dict
 from memscribe.train.environment import MemoryEnv
 from memscribe.train.rewards import RewardWeights
 
-__all__ = ["EnvReward", "distill", "export", "grpo", "lora", "serving_command", "sft"]
+__all__ = ["EnvReward", "distill", "export", "grpo", "load_model", "lora", "serving_command", "sft"]
+
+
+def load_model(path: str, gguf: str | None = None) -> tuple[Any, Any]:
+    """Model and tokenizer from a Hugging Face folder, or from the GGUF file ``gguf`` inside ``path``.
+
+    transformers dequantises a GGUF checkpoint to full-precision weights but still marks the model as
+    GGUF-quantised, and its Trainer refuses to train such a model; the mark is removed here, since nothing
+    quantised is left. A tokenizer without a pad token gets its end-of-sequence token as one.
+    """
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    options = {"gguf_file": gguf} if gguf else {}
+    model = AutoModelForCausalLM.from_pretrained(path, **options)
+    tokenizer = AutoTokenizer.from_pretrained(path, **options)
+    quantizer = getattr(model, "hf_quantizer", None)
+    if gguf and quantizer is not None:
+        quantizer.remove_quantization_config(model)  # transformers' own way to drop the mark
+        for module in model.modules():
+            config: Any = getattr(module, "config", None)
+            if getattr(config, "_is_quantized", False):
+                config._is_quantized = False
+    if tokenizer.pad_token_id is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    return model, tokenizer
 
 
 def lora(model: PreTrainedModel, *, rank: int = 8, alpha: int = 16) -> Any:
@@ -70,14 +94,25 @@ def sft(
     steps: int = 20,
     lr: float = 2e-4,
     max_length: int = 1024,
+    batch_size: int = 2,
     seed: int = 0,
 ) -> list[float]:
-    """Stage 1 on ``sft`` rows; returns the training loss of every step."""
-    data = Dataset.from_list([{"messages": row["messages"]} for row in rows])
-    config = SFTConfig(**_common(out_dir, steps, lr, seed), max_length=max_length, assistant_only_loss=False)
+    """Stage 1 on ``sft`` rows; returns the training loss of every step. The loss is on the answer only:
+    each row is split into its prompt (the request) and its completion (the assistant's answer)."""
+    kept = [row for row in rows if _prompt_tokens(tokenizer, row["messages"][:-1]) < max_length]
+    if not kept:
+        raise ValueError(f"every request is longer than max_length={max_length} tokens: nothing left to learn")
+    data = Dataset.from_list([{"prompt": row["messages"][:-1], "completion": row["messages"][-1:]} for row in kept])
+    common = _common(out_dir, steps, lr, seed) | {"per_device_train_batch_size": batch_size}
+    config = SFTConfig(**common, max_length=max_length, completion_only_loss=True)
     trainer = SFTTrainer(model=model, args=config, train_dataset=data, processing_class=tokenizer)
     trainer.train()
     return [float(e["loss"]) for e in trainer.state.log_history if "loss" in e]
+
+
+def _prompt_tokens(tokenizer: PreTrainedTokenizerBase, messages: Sequence[dict[str, Any]]) -> int:
+    ids: Any = tokenizer.apply_chat_template(list(messages), add_generation_prompt=True, tokenize=True)
+    return len(ids["input_ids"] if isinstance(ids, dict) or hasattr(ids, "keys") else ids)
 
 
 def distill(
