@@ -23,18 +23,25 @@ def _names(value: str, what: str) -> list[str]:
     return names
 
 
-def _chat_factory(fake: bool) -> Callable[[], Any] | None:
+def _chat_factory(fake: bool, timeout: float) -> Callable[[], Any] | None:
     """The model for writers that need one and for the judge: the fake, the root --llm, or none."""
     if fake:
         from memscribe.bench.writers.fake_model import bench_fake_chat
 
         return bench_fake_chat
+    from dataclasses import replace
+
     from memscribe.engine.memory import chat_factory
+    from memscribe.providers.openai_compat import RetryPolicy
     from memscribe.settings import memory_config
 
     root = click.get_current_context().find_root().obj
     settings = getattr(root, "settings", None)
-    return chat_factory(memory_config(settings)) if settings is not None else None
+    if settings is None:
+        return None
+    cfg = memory_config(settings)
+    options = {**cfg.llm_options, "timeout": timeout, "retry": RetryPolicy(max_retries=1)}
+    return chat_factory(replace(cfg, llm_options=options))
 
 
 def _model_name(fake: bool) -> str | None:
@@ -57,20 +64,21 @@ def _model_name(fake: bool) -> str | None:
 @click.option("--fake-model", is_flag=True, help="A deterministic fake model instead of --llm (tests, dry runs).")
 @click.option("--judge/--no-judge", default=None, help="Answer and judge probes (default: on when a model is set).")
 @click.option("--judge-limit", type=int, default=None, help="Judge at most N probes per writer, data set, protocol.")
+@click.option("--llm-timeout", default=300.0, show_default=True, help="Seconds per model call (local models are slow).")
 @click.option("--peer-python", "peer_python", multiple=True, help="PEER=PYTHON: the interpreter of a peer's venv.")
 @click.option("-k", "k", default=5, show_default=True, help="Memories retrieved per probe.")
 @click.option("--seed", default=7, show_default=True, help="Seed for bootstrap intervals.")
 @click.option("-o", "--output", type=click.Path(path_type=Path), default=Path(".bench/writers.json"))
 @click.option("--plots/--no-plots", default=True, help="PNG plots beside the report (needs matplotlib).")
 def writers_command(data: tuple[str, ...], writers: str, protocols: str, embedder: str, fake_model: bool,
-                    judge: bool | None, judge_limit: int | None, peer_python: tuple[str, ...], k: int, seed: int,
-                    output: Path, plots: bool) -> None:  # fmt: skip
+                    judge: bool | None, judge_limit: int | None, llm_timeout: float, peer_python: tuple[str, ...],
+                    k: int, seed: int, output: Path, plots: bool) -> None:  # fmt: skip
     """Writers swapped, everything else fixed: accuracy per data set and protocol, macro average, cost per add."""
     from memscribe.bench.writers.run import RunPlan, run_plan
 
     plan = RunPlan(
         datasets=list(data), writers=_names(writers, "writer"), protocols=_names(protocols, "protocol"),
-        embedder=embedder, chat_factory=_chat_factory(fake_model), model=_model_name(fake_model),
+        embedder=embedder, chat_factory=_chat_factory(fake_model, llm_timeout), model=_model_name(fake_model),
         judge=judge, judge_limit=judge_limit, peers=_peer_pythons(peer_python), k=k, seed=seed,
     )  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="memscribe-bench-writers-") as work:

@@ -60,7 +60,7 @@ class PeerSubject:
                 return {"vectors": [[float(x) for x in v] for v in self.embedder.embed(list(message["embed"]))]}
             if self.chat is None:
                 return {"error": f"{self.name} asked for a model and none is configured (--llm)"}
-            return {"text": self.chat.complete(list(message["chat"]), max_tokens=1024).text}
+            return {"text": self.chat.complete(list(message["chat"]), max_tokens=512).text}
         except Exception as exc:  # told to the peer, which fails its request; the run goes on
             return {"error": f"{type(exc).__name__}: {exc}"[:300]}
 

@@ -182,7 +182,10 @@ class HyBackend:
         self.client = HyMemoryClient(mode=self.mode, embedding_service=_HyEmbedder(wire, int(options["dim"])))
 
     def add(self, user_id: str, messages: list[dict[str, str]], when: str) -> dict[str, Any]:
-        answer = self.client.add(messages, user_id=user_id, memory_at=when, scene="chat")
+        from datetime import datetime
+
+        at = datetime.fromisoformat(when) if when else None
+        answer = self.client.add(messages, user_id=user_id, memory_at=at, scene="chat")
         if not answer.get("success", True):
             raise RuntimeError(f"hy-memory add failed: {answer.get('error_code')} {answer.get('error_message')}")
         ops = answer.get("ops_summary") or {}
