@@ -48,8 +48,9 @@ def _model_name(fake: bool) -> str | None:
     if fake:
         return "bench-fake"
     root = click.get_current_context().find_root().obj
-    settings = getattr(root, "settings", None)
-    return getattr(settings, "llm", None) if settings is not None else None
+    setting = getattr(getattr(root, "settings", None), "llm", None)
+    value = getattr(setting, "value", setting)  # a settings entry, with where its value came from
+    return str(value) if value else None
 
 
 @click.command("writers")

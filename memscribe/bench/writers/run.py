@@ -81,14 +81,18 @@ def run_plan(
         from memscribe.errors import ConfigError
 
         raise ConfigError("--judge needs a model: pass --llm (or --fake-model)")
-    settings = RunSettings(
-        protocols={p: retriever(p, embedder) for p in plan.protocols}, k=plan.k,
-        judge_chat=MeteredChat(plan.chat_factory()) if judged and plan.chat_factory else None,
-        judge_limit=plan.judge_limit,
-    )  # fmt: skip
     config = _config(plan, datasets, judged, embedder)
     make = _factory(plan, embedder)
     tallies: list[Tally] = []
+
+    def checkpoint(current: Tally) -> None:  # a partial report after every case: an interrupted run keeps it
+        write_report(build_report([*tallies, current], config), build_timing([*tallies, current]), output)
+
+    settings = RunSettings(
+        protocols={p: retriever(p, embedder) for p in plan.protocols}, k=plan.k,
+        judge_chat=MeteredChat(plan.chat_factory()) if judged and plan.chat_factory else None,
+        judge_limit=plan.judge_limit, checkpoint=checkpoint,
+    )  # fmt: skip
     for writer in plan.writers:
         for dataset in datasets:
             tally = run_dataset(make, writer, dataset, workdir, settings)

@@ -37,6 +37,7 @@ class RunSettings:
     k: int = 5
     judge_chat: ChatModel | None = None
     judge_limit: int | None = None  # judge at most this many probes per (writer, data set, protocol)
+    checkpoint: Callable[[Tally], None] | None = None  # called after every case, for partial reports
 
 
 @dataclass
@@ -224,6 +225,9 @@ def run_dataset(
     try:
         for case in dataset.cases:
             _run_case(subject, case, tally, settings)
+            tally.cost = subject.cost()
+            if settings.checkpoint is not None:
+                settings.checkpoint(tally)
         tally.cost = subject.cost()
         tally.store_bytes = subject.store_bytes()
     finally:
