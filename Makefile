@@ -15,7 +15,7 @@ FORMATTED := memscribe/settings.py memscribe/types.py memscribe/cli memscribe/cl
 	tests/test_cli_app.py tests/test_types.py tests/test_add_reasons.py tests/test_sdk_mem0.py
 DATA ?= $(wildcard ../shared/data)
 
-.PHONY: demo test test-slow test-llm test-train bench-llm bench-peers bench-writers lint bench bench-speed bench-updates bench-locomo bench-load bench-vectors clean
+.PHONY: demo test test-slow test-llm test-train bench-llm bench-peers test-peers bench-writers lint bench bench-speed bench-updates bench-locomo bench-load bench-vectors clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -87,6 +87,11 @@ $(PEERS)/hy/.installed:
 	nice -n 10 $(PEERS)/hy/bin/pip install --quiet hy-memory==$(HY_MEMORY_VERSION)
 	touch $@
 bench-peers: $(PEERS)/mem0/.installed $(PEERS)/hy/.installed
+
+# The peer adapters against the real mem0ai and hy-memory (marker `peers`); make test runs the same file on
+# the shipped fake peer and skips these when the peers are not installed.
+test-peers: $(STAMP) bench-peers
+	$(PY) -m pytest -m peers tests/bench_writers
 
 # The writer benchmark (docs/writer-benchmark.md): raw, lite, pro (local Qwen2.5-Coder-1.5B), mem0ai, Hy-Memory
 # lite and both protocol adapters on a fixed 30-scenario subset of the natural dev set and the first LoCoMo

@@ -63,7 +63,7 @@ def test_bad_specs_are_clear_errors(spec: str) -> None:
 def test_malformed_file_names_its_line(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": "d1-x"\n', encoding="utf-8")
-    with pytest.raises(InvalidInput, match="bad.jsonl:1"):
+    with pytest.raises(InvalidInput, match=r"bad\.jsonl:1"):
         load_dataset(f"natural:{bad}")
 
 
