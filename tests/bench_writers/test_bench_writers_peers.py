@@ -83,6 +83,17 @@ def _installed(backend: str) -> dict[str, str]:
     return {backend: str(python)}
 
 
+def test_a_relative_peer_python_is_found_from_the_caller(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.chdir(Path(sys.executable).parent)
+    peer = peer_subject("fake-peer", tmp_path, HashEmbedder(), {"fake": f"./{Path(sys.executable).name}"})
+    try:
+        assert peer.add(SAID, user_id="u", when=WHEN)["results"]
+    finally:
+        peer.close()
+
+
 @pytest.mark.peers
 @pytest.mark.parametrize("name", ["mem0ai-raw", "hy-lite"])
 def test_real_peer_without_a_model_stores_and_lists(name: str, tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ model. The ``hybrid`` protocol searches a memscribe mirror of the peer's current
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -156,9 +157,9 @@ PythonFor = Callable[[str], str]
 
 def default_python(backend: str, peers: Mapping[str, str]) -> str:
     """The interpreter of a backend's venv: ``--peer-python`` first; the shipped fake runs on this one."""
-    if backend == "fake":
-        return peers.get("fake", sys.executable)
-    found = peers.get(backend)
+    found = peers.get(backend, sys.executable if backend == "fake" else None)
+    if found is not None and os.sep in found:  # the peer runs in its store's folder: make a path absolute
+        return os.path.abspath(found)  # (not resolved: a venv's python is a link to the base interpreter)
     if found is None:
         raise PeerError(f"peer {backend!r} is not installed: run `make bench-peers` and pass "
                         f"--peer-python {backend}=.cache/peers/{backend}/bin/python")  # fmt: skip
