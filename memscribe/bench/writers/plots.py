@@ -31,11 +31,19 @@ def _tokens_per_add(per: Mapping[str, Any]) -> float:
 
 def _accuracy_vs_cost(plt: Any, report: Mapping[str, Any], path: Path) -> Path:
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    unmeasured, widest = [], 10.0
     for writer, per in report["results"].items():
-        x, y = _tokens_per_add(per), report["macro"][writer]["accuracy"] or 0.0
+        x, y = _tokens_per_add(per), report["macro"][writer]["accuracy"]
+        if y is None:  # every probe an error: not measured, never drawn as zero
+            unmeasured.append(writer)
+            continue
+        widest = max(widest, x)
         ax.scatter([x], [y], s=50)
         ax.annotate(writer, (x, y), textcoords="offset points", xytext=(5, 4), fontsize=8)
     ax.set_xscale("symlog", linthresh=10)
+    ax.set_xlim(-1, widest * 2)
+    if unmeasured:
+        ax.text(0.01, 0.01, "not measured: " + ", ".join(unmeasured), transform=ax.transAxes, fontsize=7)
     ax.set_xlabel("model tokens per add (in + out; symlog)")
     ax.set_ylabel("macro accuracy (data sets × protocols)")
     ax.set_title("Writers: accuracy vs cost per add")
