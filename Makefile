@@ -15,7 +15,7 @@ FORMATTED := memscribe/settings.py memscribe/types.py memscribe/cli memscribe/cl
 	tests/test_cli_app.py tests/test_types.py tests/test_add_reasons.py tests/test_sdk_mem0.py
 DATA ?= $(wildcard ../shared/data)
 
-.PHONY: demo test test-ui test-postgres test-slow test-llm test-train train-demo bench-llm lint bench bench-speed bench-updates bench-locomo bench-load bench-vectors clean
+.PHONY: demo test test-ui test-postgres test-slow test-llm test-train train-demo bench-llm bench-peers test-peers bench-writers lint bench bench-speed bench-updates bench-locomo bench-load bench-vectors clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -88,6 +88,50 @@ bench-llm: $(STAMP) $(LLM_VENV)/.installed
 	for i in $$(seq 120); do curl -sf http://127.0.0.1:$(LLM_PORT)/v1/models >/dev/null && break; sleep 1; done; \
 	nice -n 10 $(PY) -m memscribe.bench.llm_natural --data $(NATURAL) --writers raw,lite,hybrid,pro-compact \
 		--llm llamacpp:qwen2.5-coder-1.5b --llm-base-url http://127.0.0.1:$(LLM_PORT)/v1 --out .bench/llm-natural.json
+
+# Peer systems for `memscribe bench writers`, each in its own venv under .cache/peers (never the base
+# install): mem0ai and the hy-memory SDK. The benchmark runs each as a subprocess over JSON lines.
+PEERS := .cache/peers
+MEM0_VERSION := 2.2.1
+HY_MEMORY_VERSION := 2.0.6
+$(PEERS)/mem0/.installed:
+	$(PYTHON) -m venv $(PEERS)/mem0
+	nice -n 10 $(PEERS)/mem0/bin/pip install --quiet mem0ai==$(MEM0_VERSION)
+	touch $@
+$(PEERS)/hy/.installed:
+	$(PYTHON) -m venv $(PEERS)/hy
+	nice -n 10 $(PEERS)/hy/bin/pip install --quiet hy-memory==$(HY_MEMORY_VERSION)
+	touch $@
+bench-peers: $(PEERS)/mem0/.installed $(PEERS)/hy/.installed
+
+# The peer adapters against the real mem0ai and hy-memory (marker `peers`); make test runs the same file on
+# the shipped fake peer and skips these when the peers are not installed.
+test-peers: $(STAMP) bench-peers
+	$(PY) -m pytest -m peers tests/bench_writers
+
+# The writer benchmark (docs/writer-benchmark.md): raw, lite, pro (local Qwen2.5-Coder-1.5B), mem0ai, Hy-Memory
+# lite and both protocol adapters on a fixed 30-scenario subset of the natural dev set and the first LoCoMo
+# conversation, in one run, served by the same llama.cpp server as bench-llm. WB_NATURAL_N / WB_LOCOMO
+# (CONVERSATIONS[:SESSIONS]) shrink it; WB_JUDGE_LIMIT caps judged probes per writer, data set and protocol.
+WB_PORT ?= 18083
+WB_NATURAL_N ?= 30
+WB_LOCOMO ?= 1
+WB_JUDGE_LIMIT ?= 20
+WB_WRITERS ?= raw,lite,pro-compact,mem0ai,hy-lite,mem0-protocol,hy-protocol
+WB_OUT ?= .bench/writers.json
+bench-writers: $(STAMP) $(LLM_VENV)/.installed bench-peers
+	@test -n "$(NATURAL)" || (echo "set NATURAL=path/to/dev.jsonl" && exit 2)
+	@test -n "$(LOCOMO)" || (echo "set LOCOMO=path/to/locomo10.json" && exit 2)
+	$(PY) -m pip install --quiet -e ".[bench]"
+	$(PY) tests/llm/local_models.py fetch qwen-1.5b
+	nice -n 10 $(LLM_VENV)/bin/python -m llama_cpp.server --model .cache/models/qwen-1.5b.gguf --model_alias \
+		qwen2.5-coder-1.5b --host 127.0.0.1 --port $(WB_PORT) --n_threads 2 --n_ctx 4096 > .cache/wb-server.log 2>&1 & \
+	pid=$$!; trap "kill $$pid" EXIT; \
+	for i in $$(seq 120); do curl -sf http://127.0.0.1:$(WB_PORT)/v1/models >/dev/null && break; sleep 1; done; \
+	nice -n 10 $(PY) -m memscribe --llm llamacpp:qwen2.5-coder-1.5b --llm-base-url http://127.0.0.1:$(WB_PORT)/v1 \
+		bench writers --data natural:$(NATURAL):$(WB_NATURAL_N) --data locomo:$(LOCOMO):$(WB_LOCOMO) \
+		--writer $(WB_WRITERS) --judge-limit $(WB_JUDGE_LIMIT) \
+		--peer-python mem0=$(PEERS)/mem0/bin/python --peer-python hy=$(PEERS)/hy/bin/python -o $(WB_OUT)
 
 # The training stages' tests run in `make test` whenever the train extra is installed; this installs it first.
 test-train: $(STAMP)

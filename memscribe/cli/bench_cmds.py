@@ -23,6 +23,8 @@ BENCH_COMMANDS: dict[str, str] = {
     "locomo": "memscribe.bench.writer_cmds:locomo_command",
     "natural": "memscribe.bench.natural:command",
     "longmemeval": "memscribe.bench.longmemeval_cmd:command",
+    "writers": "memscribe.bench.writers.cli:writers_command",
+    "compare": "memscribe.bench.writers.cli:compare_command",
 }
 
 
