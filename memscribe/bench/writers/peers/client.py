@@ -69,8 +69,12 @@ class PeerSubject:
         _, stdout = self._io()
         while True:
             line = stdout.readline()
-            if not line:
-                raise PeerError(f"{self.name} exited (code {self.proc.poll()}); see {self.path / 'peer.log'}")
+            if not line:  # the wire closed: the peer is exiting; wait briefly for its exit code
+                try:
+                    code: int | None = self.proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    code = None
+                raise PeerError(f"{self.name} exited (code {code}); see {self.path / 'peer.log'}")
             message = json.loads(line)
             if "embed" in message or "chat" in message:
                 self._write(self._callback(message))
