@@ -3,7 +3,8 @@
 Each entry opens a store whose files live in a given directory (the same directory reopens it). Built in:
 ``sqlite`` (the embedded default, vector index files beside the database), and SQLite records with another
 vector index: ``qdrant`` (qdrant-client local mode on disk), ``qdrant-memory`` (local mode in memory),
-``faiss`` and ``chroma``. Another backend registers
+``faiss`` and ``chroma``; and ``postgres`` (PostgreSQL + pgvector on the server that
+``MEMSCRIBE_BENCH_POSTGRES_URL`` names, a database per directory). Another backend registers
 itself with :func:`register_store` (or by adding a line to ``STORES``); an entry whose extra is missing fails
 with the install hint when it is asked for, not before.
 """
@@ -33,7 +34,14 @@ STORES: dict[str, StoreFactory] = {
     "qdrant-memory": lambda d: _sqlite(d, "qdrant+memory"),  # local mode in memory: refilled at each open
     "faiss": lambda d: _sqlite(d, "faiss"),
     "chroma": lambda d: _sqlite(d, "chroma"),
+    "postgres": _postgres,
 }
+
+
+def _postgres(directory: Path) -> Any:
+    from memscribe.bench.speed_postgres import postgres_store
+
+    return postgres_store(directory)  # a server named by MEMSCRIBE_BENCH_POSTGRES_URL
 
 
 def register_store(name: str, factory: StoreFactory) -> None:
