@@ -28,6 +28,12 @@ def _sqlite(directory: Path, vectors: str = "local") -> Any:
     return SQLiteStore(db, vector_index=make_vector_index(vectors, db_path=db))
 
 
+def _postgres(directory: Path) -> Any:
+    from memscribe.bench.speed_postgres import postgres_store
+
+    return postgres_store(directory)  # a server named by MEMSCRIBE_BENCH_POSTGRES_URL
+
+
 STORES: dict[str, StoreFactory] = {
     "sqlite": _sqlite,
     "qdrant": lambda d: _sqlite(d, "qdrant+local"),  # local mode on disk: one commit per point, slow to fill
@@ -36,12 +42,6 @@ STORES: dict[str, StoreFactory] = {
     "chroma": lambda d: _sqlite(d, "chroma"),
     "postgres": _postgres,
 }
-
-
-def _postgres(directory: Path) -> Any:
-    from memscribe.bench.speed_postgres import postgres_store
-
-    return postgres_store(directory)  # a server named by MEMSCRIBE_BENCH_POSTGRES_URL
 
 
 def register_store(name: str, factory: StoreFactory) -> None:
