@@ -1,4 +1,4 @@
-"""Which store a spec names: a PostgreSQL URL (``postgresql://…``), a MySQL/MariaDB URL (``mysql://…``), a
+"""Which store a spec names: a PostgreSQL URL (``postgresql://…``), a
 ``sqlite:///path`` URL, or a plain path to a SQLite file (the embedded default)."""
 
 from __future__ import annotations
