@@ -21,7 +21,8 @@ _ASSIGN: Final = re.compile(
     rf"(?P<lead>(?:\bexport\s+|\bset\s+|\benv\s+|\$env:)?)\b(?P<name>{_NAME})(?P<op>\s*=\s*)"
     r"(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^\s;&|]+)"
 )
-_YAML_ENV: Final = re.compile(rf"^(?P<lead>\s*-?\s*)(?P<name>{_NAME})(?P<op>:\s+)(?P<value>\S.*)$", re.M)
+# One line each: blanks are spaces and tabs only, and never two quantifiers in a row (linear on long blank runs).
+_YAML_ENV: Final = re.compile(rf"^(?P<lead>[ \t]*(?:-[ \t]*)?)(?P<name>{_NAME})(?P<op>:[ \t]+)(?P<value>\S.*)$", re.M)
 _REFERENCES: Final = (
     re.compile(rf"\$\{{?(?P<name>{_NAME})\}}?"),
     re.compile(rf"environ(?:\.get)?[\[(]\s*[\"'](?P<name>{_NAME})[\"']"),

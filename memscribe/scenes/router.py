@@ -45,7 +45,7 @@ _WEB_WORDS: Final = _words(
 _DOC_WORDS: Final = frozenset({"pdf", "document", "docs", "doc", "spreadsheet", "sheet", "slides", "notion", "drive"})
 _GIT: Final = re.compile(r"(?:^|[;&|]\s*|\s)git\s+\w", re.MULTILINE)
 _DEV_COMMAND: Final = re.compile(
-    r"(?:^|[;&|]\s*)\s*(?:pytest|python -m pytest|npm|npx|yarn|pnpm|cargo|make|go (?:build|test|run|mod)|mvn"
+    r"(?:^[ \t]*|[;&|]\s*)(?:pytest|python -m pytest|npm|npx|yarn|pnpm|cargo|make|go (?:build|test|run|mod)|mvn"
     r"|gradle|tsc|eslint|ruff|mypy|black|uv|poetry|pip install|cmake|dotnet|bundle|rake|mix|stack|jest)\b",
     re.MULTILINE,
 )

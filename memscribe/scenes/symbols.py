@@ -44,7 +44,7 @@ _DEFINITIONS: Final = (
     (re.compile(r"^(?P<indent>[ \t]*)func[ \t]+(?:\([^)]*\)[ \t]*)?(?P<name>\w+)", re.M), "function"),
     (re.compile(r"^(?P<indent>[ \t]*)(?:pub[ \t]+)?(?:struct|enum|trait|interface)[ \t]+(?P<name>\w+)", re.M), "type"),
 )
-_LINE_NUMBER: Final = re.compile(r"^\s*\d+(?:\t|→|: )", re.M)  # "    12\tcode" as read tools print it
+_LINE_NUMBER: Final = re.compile(r"^[ \t]*\d+(?:\t|→|: )", re.M)  # "    12\tcode" as read tools print it
 _PATCH_CHARS: Final = 1500
 _READ_WORDS: Final = frozenset({"read", "view", "cat", "open", "readfile", "get", "show"})
 

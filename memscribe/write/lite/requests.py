@@ -67,7 +67,10 @@ _FORGETS = tuple(
     )
 )
 # A forget topic ends where the reason for it begins ("forget about him, I don't want his name coming up").
-_TOPIC_END = re.compile(r",\s+|\s+[—–-]\s+|;|[.?!]\s|\s+(?:because|since|as|so that|so)\s+", re.IGNORECASE)
+# A blank run is tried from its first character only ((?<!\s)), so a long run costs linear time.
+_TOPIC_END = re.compile(
+    r",\s+|(?<!\s)\s+[—–-]\s+|;|[.?!]\s|(?<!\s)\s+(?:because|since|as|so that|so)\s+", re.IGNORECASE
+)
 _CJK_FORGET = re.compile(
     r"把(?P<topic>[^，。！？]{1,20}?)(?:删掉|删除|删了|忘掉|忘了|清除)|(?:别记|不要记|忘掉|删掉)(?P<topic2>[^，。！？]{1,20})"
 )
