@@ -8,7 +8,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from memscribe.core.messages import message_to_dict, parse_messages
-from memscribe.core.records import Episode, JournalEntry, Layer, MemoryRecord, OpKind, Owner, Scope, Status, Usage
+from memscribe.core.records import Episode, JournalEntry, MemoryRecord, OpKind, Scope, Usage
+from memscribe.stores.rows import memory_from_row
 
 __all__ = [
     "EPISODE_COLUMNS",
@@ -63,37 +64,7 @@ def memory_params(r: MemoryRecord) -> tuple[Any, ...]:
 
 
 def memory_row(row: tuple[Any, ...]) -> MemoryRecord:
-    (vid, mid, version, tenant, user, agent, session, project, text, subject, slot, value, owner, layer,
-     scene, tags, episode, indices, confidence, writer, model, source, vfrom, vto, rec, ret, status,
-     sup, supby, meta) = row  # fmt: skip
-    return MemoryRecord(
-        id=mid,
-        version_id=vid,
-        version=version,
-        scope=Scope(user_id=user, tenant=tenant, agent_id=agent, session_id=session, project=project),
-        text=text,
-        subject=subject,
-        slot=slot,
-        value=value,
-        owner=Owner(owner),
-        layer=Layer(layer),
-        scene=scene,
-        tags=tuple(json.loads(tags)),
-        episode_id=episode,
-        message_indices=tuple(json.loads(indices)),
-        confidence=confidence,
-        writer=writer,
-        embedding_model=model,
-        source=source,
-        valid_from=_time(vfrom),
-        valid_to=utc(vto),
-        recorded_at=_time(rec),
-        retired_at=utc(ret),
-        status=Status(status),
-        supersedes=sup,
-        superseded_by=supby,
-        metadata=json.loads(meta),
-    )
+    return memory_from_row(row, utc)
 
 
 def episode_params(e: Episode) -> tuple[Any, ...]:

@@ -11,14 +11,12 @@ from memscribe.core.messages import message_to_dict, parse_messages
 from memscribe.core.records import (
     Episode,
     JournalEntry,
-    Layer,
     MemoryRecord,
     OpKind,
-    Owner,
     Scope,
-    Status,
     Usage,
 )
+from memscribe.stores.rows import memory_from_row
 
 __all__ = [
     "EPISODE_COLUMNS",
@@ -69,37 +67,7 @@ def memory_params(r: MemoryRecord) -> tuple[Any, ...]:
 
 
 def memory_row(row: sqlite3.Row | tuple[Any, ...]) -> MemoryRecord:
-    (vid, mid, version, tenant, user, agent, session, project, text, subject, slot, value, owner, layer,
-     scene, tags, episode, indices, confidence, writer, model, source, vfrom, vto, rec, ret, status,
-     sup, supby, meta) = row  # fmt: skip
-    return MemoryRecord(
-        id=mid,
-        version_id=vid,
-        version=version,
-        scope=Scope(user_id=user, tenant=tenant, agent_id=agent, session_id=session, project=project),
-        text=text,
-        subject=subject,
-        slot=slot,
-        value=value,
-        owner=Owner(owner),
-        layer=Layer(layer),
-        scene=scene,
-        tags=tuple(json.loads(tags)),
-        episode_id=episode,
-        message_indices=tuple(json.loads(indices)),
-        confidence=confidence,
-        writer=writer,
-        embedding_model=model,
-        source=source,
-        valid_from=_time(vfrom),
-        valid_to=untime(vto),
-        recorded_at=_time(rec),
-        retired_at=untime(ret),
-        status=Status(status),
-        supersedes=sup,
-        superseded_by=supby,
-        metadata=json.loads(meta),
-    )
+    return memory_from_row(row, untime)
 
 
 EPISODE_COLUMNS = (
