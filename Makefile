@@ -79,14 +79,17 @@ NATURAL ?= $(firstword $(wildcard $(DATA)/updates-natural/dev.jsonl))
 LLM_PORT ?= 18081
 # llama.cpp's threads wait on each other: on a busy machine one thread is faster than two.
 LLM_THREADS ?= 2
+# The model runs get the CPU where others share it; LLM_NICE="nice -n 10" yields it instead.
+LLM_NICE ?=
+LLM_WRITERS ?= raw,lite,hybrid,pro-compact
 bench-llm: $(STAMP) $(LLM_VENV)/.installed
 	@test -n "$(NATURAL)" || (echo "set NATURAL=path/to/dev.jsonl" && exit 2)
 	$(PY) tests/llm/local_models.py fetch qwen-1.5b
-	nice -n 10 $(LLM_VENV)/bin/python -m llama_cpp.server --model .cache/models/qwen-1.5b.gguf --model_alias \
+	$(LLM_NICE) $(LLM_VENV)/bin/python -m llama_cpp.server --model .cache/models/qwen-1.5b.gguf --model_alias \
 		qwen2.5-coder-1.5b --host 127.0.0.1 --port $(LLM_PORT) --n_threads $(LLM_THREADS) --n_ctx 4096 > .cache/llm-server.log 2>&1 & \
 	pid=$$!; trap "kill $$pid" EXIT; \
 	for i in $$(seq 120); do curl -sf http://127.0.0.1:$(LLM_PORT)/v1/models >/dev/null && break; sleep 1; done; \
-	nice -n 10 $(PY) -m memscribe.bench.llm_natural --data $(NATURAL) --writers raw,lite,hybrid,pro-compact \
+	$(LLM_NICE) $(PY) -m memscribe.bench.llm_natural --data $(NATURAL) --writers $(LLM_WRITERS) \
 		--llm llamacpp:qwen2.5-coder-1.5b --llm-base-url http://127.0.0.1:$(LLM_PORT)/v1 --out .bench/llm-natural.json
 
 # Peer systems for `memscribe bench writers`, each in its own venv under .cache/peers (never the base
@@ -112,25 +115,31 @@ test-peers: $(STAMP) bench-peers
 # The writer benchmark (docs/writer-benchmark.md): raw, lite, pro (local Qwen2.5-Coder-1.5B), mem0ai, Hy-Memory
 # lite and both protocol adapters on a fixed 30-scenario subset of the natural dev set and the first LoCoMo
 # conversation, in one run, served by the same llama.cpp server as bench-llm. WB_NATURAL_N / WB_LOCOMO
-# (CONVERSATIONS[:SESSIONS]) shrink it; WB_JUDGE_LIMIT caps judged probes per writer, data set and protocol.
-WB_PORT ?= 18083
+# (CONVERSATIONS[:SESSIONS]) shrink it; WB_JUDGE_LIMIT caps judged probes per writer, data set and protocol,
+# WB_JUDGE=--no-judge turns the judge off. mem0ai's extraction prompt alone is ~8,500 tokens: hence WB_CTX.
+LOCOMO ?= $(firstword $(wildcard $(DATA)/locomo/locomo10.json))
+WB_PORT ?= $(LLM_PORT)
 WB_NATURAL_N ?= 30
 WB_LOCOMO ?= 1
+WB_JUDGE ?= --judge
 WB_JUDGE_LIMIT ?= 20
-WB_WRITERS ?= raw,lite,pro-compact,mem0ai,hy-lite,mem0-protocol,hy-protocol
+WB_CTX ?= 12288
+WB_TIMEOUT ?= 900
+WB_WRITERS ?= raw,lite,hy-lite,pro-compact,hy-protocol,mem0-protocol,mem0ai
 WB_OUT ?= .bench/writers.json
 bench-writers: $(STAMP) $(LLM_VENV)/.installed bench-peers
 	@test -n "$(NATURAL)" || (echo "set NATURAL=path/to/dev.jsonl" && exit 2)
 	@test -n "$(LOCOMO)" || (echo "set LOCOMO=path/to/locomo10.json" && exit 2)
 	$(PY) -m pip install --quiet -e ".[bench]"
 	$(PY) tests/llm/local_models.py fetch qwen-1.5b
-	nice -n 10 $(LLM_VENV)/bin/python -m llama_cpp.server --model .cache/models/qwen-1.5b.gguf --model_alias \
-		qwen2.5-coder-1.5b --host 127.0.0.1 --port $(WB_PORT) --n_threads 2 --n_ctx 4096 > .cache/wb-server.log 2>&1 & \
+	$(LLM_NICE) $(LLM_VENV)/bin/python -m llama_cpp.server --model .cache/models/qwen-1.5b.gguf --model_alias \
+		qwen2.5-coder-1.5b --host 127.0.0.1 --port $(WB_PORT) --n_threads $(LLM_THREADS) --n_ctx $(WB_CTX) \
+		> .cache/wb-server.log 2>&1 & \
 	pid=$$!; trap "kill $$pid" EXIT; \
 	for i in $$(seq 120); do curl -sf http://127.0.0.1:$(WB_PORT)/v1/models >/dev/null && break; sleep 1; done; \
-	nice -n 10 $(PY) -m memscribe --llm llamacpp:qwen2.5-coder-1.5b --llm-base-url http://127.0.0.1:$(WB_PORT)/v1 \
+	$(LLM_NICE) $(PY) -m memscribe --llm llamacpp:qwen2.5-coder-1.5b --llm-base-url http://127.0.0.1:$(WB_PORT)/v1 \
 		bench writers --data natural:$(NATURAL):$(WB_NATURAL_N) --data locomo:$(LOCOMO):$(WB_LOCOMO) \
-		--writer $(WB_WRITERS) --judge-limit $(WB_JUDGE_LIMIT) \
+		--writer $(WB_WRITERS) $(WB_JUDGE) --judge-limit $(WB_JUDGE_LIMIT) --llm-timeout $(WB_TIMEOUT) \
 		--peer-python mem0=$(PEERS)/mem0/bin/python --peer-python hy=$(PEERS)/hy/bin/python -o $(WB_OUT)
 
 # The training stages' tests run in `make test` whenever the train extra is installed; this installs it first.

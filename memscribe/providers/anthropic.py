@@ -20,6 +20,7 @@ from memscribe.providers.chat import (
     ChatResult,
     InvalidModelOutput,
     Schema,
+    UsageTotals,
     json_schema_of,
     parse_reply,
     validate_reply,
@@ -74,6 +75,7 @@ class AnthropicChat:
         if self.structured not in (StructuredOutput.TOOL, StructuredOutput.PROMPT):
             raise ConfigError("the Anthropic adapter supports structured='tool' or 'prompt'")
         self.model = model
+        self.totals = UsageTotals()  # every call's Usage, as this adapter reported it
         self._default_max_tokens = default_max_tokens  # the API requires max_tokens on every call
         self._send_temperature = self.preset.send_temperature if send_temperature is None else send_temperature
         auth = {"x-api-key": api_key} if api_key else {}
@@ -99,8 +101,12 @@ class AnthropicChat:
     ) -> ChatResult:
         """Complete a conversation; with ``schema``, ``parsed`` holds the validated JSON reply."""
         body = self.build_request(messages, schema=schema, temperature=temperature, max_tokens=max_tokens)
-        reply = self._endpoint.post_json("/v1/messages", body)
-        return self.parse_response(reply.payload, schema, latency_ms=reply.latency_ms)
+        try:
+            reply = self._endpoint.post_json("/v1/messages", body)
+        except Exception:
+            self.totals.add(Usage(self.model, calls=1), failed=True)
+            raise
+        return self._counted(reply.payload, schema, reply.latency_ms)
 
     async def acomplete(
         self,
@@ -112,8 +118,12 @@ class AnthropicChat:
     ) -> ChatResult:
         """The async form of :meth:`complete`."""
         body = self.build_request(messages, schema=schema, temperature=temperature, max_tokens=max_tokens)
-        reply = await self._endpoint.apost_json("/v1/messages", body)
-        return self.parse_response(reply.payload, schema, latency_ms=reply.latency_ms)
+        try:
+            reply = await self._endpoint.apost_json("/v1/messages", body)
+        except Exception:
+            self.totals.add(Usage(self.model, calls=1), failed=True)
+            raise
+        return self._counted(reply.payload, schema, reply.latency_ms)
 
     def build_request(
         self,
@@ -158,15 +168,30 @@ class AnthropicChat:
             parsed, text = self._tool_answer(blocks, schema, text, stop_reason)
         elif schema is not None:
             parsed = parse_reply(text, schema, finish_reason=stop_reason)
+        usage = self.usage_of(payload, latency_ms)
+        return ChatResult(text, parsed, usage, stop_reason, str(payload["model"]) if payload.get("model") else None)
+
+    def usage_of(self, payload: Mapping[str, Any], latency_ms: float = 0.0) -> Usage:
+        """What one reply cost, from the API's ``usage`` counts."""
         counts = payload.get("usage") or {}
-        usage = Usage(
+        counts = counts if isinstance(counts, Mapping) else {}
+        return Usage(
             model=str(payload.get("model") or self.model),
             calls=1,
             tokens_in=int(counts.get("input_tokens") or 0),
             tokens_out=int(counts.get("output_tokens") or 0),
             latency_ms=latency_ms,
         )
-        return ChatResult(text, parsed, usage, stop_reason, str(payload["model"]) if payload.get("model") else None)
+
+    def _counted(self, payload: Mapping[str, Any], schema: Schema | None, latency_ms: float) -> ChatResult:
+        """Parse a reply and add its cost to :attr:`totals`, also when the output is unusable."""
+        try:
+            result = self.parse_response(payload, schema, latency_ms=latency_ms)
+        except ModelOutputError:
+            self.totals.add(self.usage_of(payload, latency_ms), failed=True)
+            raise
+        self.totals.add(result.usage)
+        return result
 
     def _tool_answer(self, blocks: list[Any], schema: Schema, text: str, finish: Any) -> tuple[Any, str]:
         calls = [b for b in blocks if isinstance(b, Mapping) and b.get("type") == "tool_use" and b.get("name") == _TOOL]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
@@ -25,6 +26,7 @@ __all__ = [
     "ChatResult",
     "InvalidModelOutput",
     "Schema",
+    "UsageTotals",
     "json_schema_of",
     "parse_reply",
     "schema_name",
@@ -48,6 +50,39 @@ class ChatResult:
     usage: Usage = field(default_factory=Usage)
     finish_reason: str | None = None
     model: str | None = None  # the model name the server reported, which may differ from the one asked for
+
+
+class UsageTotals:
+    """Running totals of the :class:`Usage` of every call an adapter made, kept by the adapter itself.
+
+    ``add`` takes one call's ``Usage`` as the adapter reported it; ``failed`` counts a call that raised (its
+    tokens, when the server reported them, are added too). Thread-safe: one adapter may serve several
+    threads. ``as_dict`` leaves latency out so that reports built from it are deterministic.
+    """
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.tokens_in = 0
+        self.tokens_out = 0
+        self.latency_ms = 0.0
+        self.failed = 0
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"UsageTotals({self.as_dict()!r})"
+
+    def add(self, usage: Usage, *, failed: bool = False) -> None:
+        with self._lock:
+            self.calls += max(usage.calls, 1)
+            self.tokens_in += usage.tokens_in
+            self.tokens_out += usage.tokens_out
+            self.latency_ms += usage.latency_ms
+            self.failed += int(failed)
+
+    def as_dict(self) -> dict[str, int]:
+        with self._lock:
+            return {"calls": self.calls, "tokens_in": self.tokens_in, "tokens_out": self.tokens_out,
+                    "failed": self.failed}  # fmt: skip
 
 
 @runtime_checkable

@@ -21,6 +21,7 @@ from memscribe.providers.chat import (
     ChatResult,
     InvalidModelOutput,
     Schema,
+    UsageTotals,
     json_schema_of,
     parse_reply,
     schema_name,
@@ -139,6 +140,7 @@ class OpenAICompatChat:
         if not url:
             raise ConfigError("an OpenAI-compatible chat model needs a base_url, e.g. http://localhost:8000/v1")
         self.model = model
+        self.totals = UsageTotals()  # every call's Usage, as this adapter reported it
         self.structured = _structured_style(structured, self.preset)
         self._extra_body = dict(extra_body or {})
         self._send_temperature = self.preset.send_temperature if send_temperature is None else send_temperature
@@ -165,8 +167,12 @@ class OpenAICompatChat:
     ) -> ChatResult:
         """Complete a conversation; with ``schema``, ``parsed`` holds the validated JSON reply."""
         body = self.build_request(messages, schema=schema, temperature=temperature, max_tokens=max_tokens)
-        reply = self._endpoint.post_json("/chat/completions", body)
-        return self.parse_response(reply.payload, schema, latency_ms=reply.latency_ms)
+        try:
+            reply = self._endpoint.post_json("/chat/completions", body)
+        except Exception:
+            self.totals.add(Usage(self.model, calls=1), failed=True)
+            raise
+        return self._counted(reply.payload, schema, reply.latency_ms)
 
     async def acomplete(
         self,
@@ -178,8 +184,12 @@ class OpenAICompatChat:
     ) -> ChatResult:
         """The async form of :meth:`complete`."""
         body = self.build_request(messages, schema=schema, temperature=temperature, max_tokens=max_tokens)
-        reply = await self._endpoint.apost_json("/chat/completions", body)
-        return self.parse_response(reply.payload, schema, latency_ms=reply.latency_ms)
+        try:
+            reply = await self._endpoint.apost_json("/chat/completions", body)
+        except Exception:
+            self.totals.add(Usage(self.model, calls=1), failed=True)
+            raise
+        return self._counted(reply.payload, schema, reply.latency_ms)
 
     def build_request(
         self,
@@ -212,17 +222,32 @@ class OpenAICompatChat:
         text = _message_text(message.get("content"))
         if message.get("refusal"):
             raise InvalidModelOutput("the model refused to answer", str(message["refusal"]))
-        counts = payload.get("usage") or {}
         reported = payload.get("model")
-        usage = Usage(
-            model=str(reported or self.model),
+        usage = self.usage_of(payload, latency_ms)
+        parsed = parse_reply(text, schema, finish_reason=finish_reason) if schema is not None else None
+        return ChatResult(text, parsed, usage, finish_reason, str(reported) if reported else None)
+
+    def usage_of(self, payload: Mapping[str, Any], latency_ms: float = 0.0) -> Usage:
+        """What one reply cost, from the server's ``usage`` counts."""
+        counts = payload.get("usage") or {}
+        counts = counts if isinstance(counts, Mapping) else {}
+        return Usage(
+            model=str(payload.get("model") or self.model),
             calls=1,
             tokens_in=int(counts.get("prompt_tokens") or 0),
             tokens_out=int(counts.get("completion_tokens") or 0),
             latency_ms=latency_ms,
         )
-        parsed = parse_reply(text, schema, finish_reason=finish_reason) if schema is not None else None
-        return ChatResult(text, parsed, usage, finish_reason, str(reported) if reported else None)
+
+    def _counted(self, payload: Mapping[str, Any], schema: Schema | None, latency_ms: float) -> ChatResult:
+        """Parse a reply and add its cost to :attr:`totals`, also when the output is unusable."""
+        try:
+            result = self.parse_response(payload, schema, latency_ms=latency_ms)
+        except ModelOutputError:
+            self.totals.add(self.usage_of(payload, latency_ms), failed=True)
+            raise
+        self.totals.add(result.usage)
+        return result
 
     def close(self) -> None:
         """Close the HTTP connections."""
