@@ -114,3 +114,14 @@ def test_the_checks() -> None:
     assert not grounded_in("", "anything") and not grounded_in(None, "anything")
     assert same_topic("My new manager at Stripe is great.", "I work at Shopify.")
     assert not same_topic("I adopted a cat.", "I work at Shopify.")
+
+
+def test_a_model_add_never_sets_a_second_value_beside_a_stored_single_valued_fact(
+    memory: Memory, chat: ScriptedChat
+) -> None:
+    memory.add("I moved to Raleigh last week!", user_id="u", timestamp=T1)
+    # A model that reads "lives in Austin" into a question must not add a second home beside the stored one.
+    chat.push({"operations": [op("ADD", text="The user lives in Austin.", value="Austin", slot="user/residence")]})
+    result = memory.add("Should I visit Austin in November?", user_id="u", timestamp=T1)
+    assert any("another value" in r["reason"] for r in result.get("rejected", [])), result
+    assert not any("lives in Austin" in text for text in current(memory))

@@ -3,7 +3,8 @@
 The rules keep every memorable statement in the speaker's words (the lossless base). A model operation is
 taken on top of that only when it can be checked against what was said and what is stored:
 
-* an ADD adds an extracted fact when its value is found in the messages and no base memory already holds it;
+* an ADD adds an extracted fact when its value is found in the messages, no base memory already holds it, and
+  no stored single-valued fact of the same subject on the same thing holds another value (that is a change);
 * a SUPERSEDE or UPDATE changes a stored memory only when that memory holds a single-valued fact (a slot
   whose attribute holds one value at a time: not hobbies, pets, languages...),
   the operation names the same slot (or none), its new value is found in the messages, differs from the
@@ -23,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from memscribe.core.records import Episode, MemoryRecord, Operation, OpKind
+from memscribe.core.records import Episode, MemoryDraft, MemoryRecord, Operation, OpKind
 from memscribe.read.topics import topics_of
 from memscribe.write.llm.decode import Rejection, check_invariants
 
@@ -138,7 +139,21 @@ class Grounding:
         if any(o.draft is not None and grounded_in(draft.value, o.draft.text) for o in out):
             self.agreed += 1  # a memory in the speaker's words already holds this value
             return None
+        if self._clash(draft) is not None:
+            return "a stored memory holds another value of this single-valued fact: a change must be a checked SUPERSEDE"
         out.append(replace(op, reason=f"{op.reason} (model, value checked against the messages)"))
+        return None
+
+    def _clash(self, draft: MemoryDraft) -> MemoryRecord | None:
+        """A stored single-valued fact of the same subject and owner, about the same thing, holding another
+        value: adding beside it would leave two current values (a question's "Austin" beside the home city)."""
+        for record in self.records.values():
+            if not replaceable(record.slot) or record.owner != draft.owner:
+                continue
+            if record.subject.casefold() != draft.subject.casefold() or grounded_in(draft.value, record.text):
+                continue
+            if _attribute(draft.slot) == _attribute(record.slot) or same_topic(draft.text, record.text):
+                return record
         return None
 
     def _delete(self, op: Operation, record: MemoryRecord, out: list[Operation], touched: set[str]) -> str | None:
