@@ -226,6 +226,21 @@ def test_structured_output_request_shape_per_preset(server: FakeOpenAIServer, sl
         assert '"Extraction"' in body["messages"][0]["content"]
 
 
+def test_llamacpp_grammar_gets_enums_without_a_type_list(server: FakeOpenAIServer, sleeps: Sleeps) -> None:
+    # llama.cpp's converter reads a list type before enum ("any string or null"): the enum alone is sent.
+    owner = {"type": ["string", "null"], "enum": ["user", "agent", None]}
+    schema = {"type": "object", "properties": {"owner": owner, "op": {"type": "string", "enum": ["ADD"]}},
+              "required": ["owner"]}  # fmt: skip
+    server.push({"owner": "user"})
+    chat = make_chat("llamacpp:fake-model", base_url=server.base_url, retry=sleeps.policy())
+    assert chat.complete(USER, schema=schema).parsed == {"owner": "user"}
+    sent = server.chat_requests[-1]["response_format"]["schema"]["properties"]
+    assert sent["owner"] == {"enum": ["user", "agent", None]} and sent["op"] == {"type": "string", "enum": ["ADD"]}
+    with pytest.raises(InvalidModelOutput):  # replies are still checked against the schema as written
+        server.push({"owner": "caroline"})
+        chat.complete(USER, schema=schema)
+
+
 @pytest.mark.parametrize(
     ("style", "key", "value"),
     [("guided_json", "guided_json", SCHEMA), ("structured_outputs", "structured_outputs", {"json": SCHEMA})],

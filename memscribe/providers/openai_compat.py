@@ -71,9 +71,26 @@ def _constrain_structured_outputs(body: dict[str, Any], schema: dict[str, Any]) 
     body["structured_outputs"] = {"json": schema}
 
 
+def _enum_without_type_list(schema: Any) -> Any:
+    """The schema with ``type`` dropped beside ``enum`` where ``type`` is a list (``["string", "null"]``).
+
+    llama.cpp's (llama-cpp-python 0.3.36) schema-to-grammar converter reads a list ``type`` before ``enum``
+    and turns it into "any string or null", so ``owner`` could come back as any name; the enum alone says
+    the same and is kept by the grammar.
+    """
+    if isinstance(schema, Mapping):
+        out = {key: _enum_without_type_list(value) for key, value in schema.items()}
+        if "enum" in out and isinstance(out.get("type"), list):
+            del out["type"]
+        return out
+    if isinstance(schema, list):
+        return [_enum_without_type_list(item) for item in schema]
+    return schema
+
+
 def _constrain_json_object_schema(body: dict[str, Any], schema: dict[str, Any]) -> None:
     # The grammar carries the shape; the prompt is left alone, since the schema in it would cost tokens.
-    body["response_format"] = {"type": "json_object", "schema": schema}
+    body["response_format"] = {"type": "json_object", "schema": _enum_without_type_list(schema)}
 
 
 def _constrain_json_object(body: dict[str, Any], schema: dict[str, Any]) -> None:
