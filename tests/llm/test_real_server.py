@@ -186,12 +186,13 @@ SAID = ("I live in Seattle.", "I moved to Berlin.", "My sister lives in Lyon.", 
         "I'm vegetarian now.", "thanks!", "My rent is 2,450 a month.", "Rex is three years old.")  # fmt: skip
 
 
-@pytest.mark.parametrize(("writer_name", "adds"), [("pro", 200), ("hybrid", 8)])
+@pytest.mark.parametrize(("writer_name", "adds"), [("pro", 30), ("hybrid", 8)])
 def test_smollm2_output_never_corrupts_the_store(
     smol: LocalServer, tmp_path: Path, writer_name: str, adds: int
 ) -> None:
-    """200 adds of a model that cannot follow the format: every add says what happened, nothing is left
-    pending, the store's own check passes, and what the person said is still found."""
+    """Adds of a model that cannot follow the format: every add says what happened, nothing is left
+    pending, the store's own check passes, and what the person said is still found (the 200-add bar,
+    with the fake server's malformed modes too, is test_bad_output.py)."""
     chat = chat_for(smol)
     bounds = RepairBudget(max_tokens=32)
     writer = (ProWriter(chat, max_tokens=48, prompt="compact", repair=bounds) if writer_name == "pro"

@@ -140,7 +140,7 @@ class Grounding:
             self.agreed += 1  # a memory in the speaker's words already holds this value
             return None
         if self._clash(draft) is not None:
-            return "a stored memory holds another value of this single-valued fact: a change must be a checked SUPERSEDE"
+            return "a stored memory holds another value of this single-valued fact (a change is a SUPERSEDE)"
         out.append(replace(op, reason=f"{op.reason} (model, value checked against the messages)"))
         return None
 
