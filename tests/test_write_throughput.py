@@ -68,3 +68,24 @@ def test_messages_a_writer_never_asks_for_are_not_embedded(tmp_path: Path) -> No
     if text not in stored:
         assert text not in embedded  # the raw message only when the writer uses it
     assert len(embedded) == len(set(embedded))
+
+
+def test_a_tool_episode_routed_by_rules_embeds_none_of_its_messages(tmp_path: Path) -> None:
+    embedder = CountingEmbedder()
+    messages = [
+        {"role": "user", "content": "Fix the failing test in tests/test_cart.py please."},
+        {
+            "role": "assistant",
+            "content": "Running the tests first.",
+            "tool_calls": [{"name": "Bash", "arguments": {"command": "pytest tests/test_cart.py"}}],
+        },
+        {"role": "tool", "name": "Bash", "content": "FAILED tests/test_cart.py::test_empty - IndexError"},
+        {"role": "assistant", "content": "The cart indexed rows[0] without a check; I added a guard."},
+    ]
+    with Memory(tmp_path / "s.db", writer="lite", embedder=embedder) as m:
+        m.add(messages, user_id="u")
+        m.add(MESSAGES, user_id="u")  # a chat episode still embeds its messages in one batch
+    embedded = [t for call in embedder.calls for t in call]
+    assert "FAILED tests/test_cart.py::test_empty - IndexError" not in embedded  # a tool result, never
+    assert "Running the tests first." not in embedded
+    assert any(len(call) > 1 for call in embedder.calls)

@@ -142,15 +142,23 @@ def _prefixes(source: str) -> tuple[str, ...]:
 
 
 _TRIGGERS = tuple(_LABELLED if i >= _FIRST_LABELLED else _prefixes(p) for i, p in enumerate(_SOURCES))
+# Each set of trigger words as one alternation, searched once per text (the labelled patterns share one set).
+_TRIGGER_SEARCH = {t: re.compile("|".join(re.escape(w) for w in t)).search for t in set(_TRIGGERS) if t}
+_ANY_TRIGGER = re.compile("|".join(re.escape(w) for w in sorted({w for t in _TRIGGERS for w in t}))).search
 
 
 def redact(text: str) -> tuple[str, int]:
     """Replace secrets in ``text`` with ``[REDACTED]``; returns the new text and the number replaced."""
     count = 0
     lowered = text.lower()
+    present: dict[tuple[str, ...], bool] = {} if _ANY_TRIGGER(lowered) else dict.fromkeys(_TRIGGER_SEARCH, False)
     for pattern, triggers in zip(_PATTERNS, _TRIGGERS, strict=True):
-        if triggers and not any(t in lowered for t in triggers):
-            continue
+        if triggers:
+            hit = present.get(triggers)
+            if hit is None:
+                hit = present[triggers] = _TRIGGER_SEARCH[triggers](lowered) is not None
+            if not hit:
+                continue
 
         def substitute(match: re.Match[str]) -> str:
             nonlocal count

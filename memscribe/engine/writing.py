@@ -16,7 +16,7 @@ from memscribe.engine.core import Core
 from memscribe.errors import InvalidInput, MemscribeError, NotFound, WriteConflict, WriterError
 from memscribe.stores.ports import Changeset
 from memscribe.write.plan import explain_messages, plan_changes
-from memscribe.write.ports import WriteContext, writer_rejections, writer_skips
+from memscribe.write.ports import WriteContext, writer_likely_texts, writer_rejections, writer_skips
 
 __all__ = [
     "Proposal",
@@ -94,7 +94,7 @@ def propose_prepare(core: Core, episode: Episode) -> tuple[EmbeddingCache, datet
     """What a writer needs: the episode's texts embedded once (in one batch, when the writer first asks for
     one of them), and candidates read through the store."""
     now = core.clock.now()
-    cache = EmbeddingCache(core, likely=[m.content.strip() for m in episode.messages if m.content.strip()])
+    cache = EmbeddingCache(core, likely=writer_likely_texts(core.writer, episode))
     return cache, now, StoreCandidates(core, episode.scope.partition, cache, now, episode.scope.project)
 
 

@@ -29,7 +29,7 @@ from memscribe.scenes.symbols import changes_from_edits, file_contents, merge_ch
 from memscribe.scenes.task import digest_task
 from memscribe.scenes.tools import has_tool_activity, tool_uses
 from memscribe.scenes.working import experience_ops, session_fact_op
-from memscribe.write.ports import CandidateSource, WriteContext, Writer
+from memscribe.write.ports import CandidateSource, WriteContext, Writer, writer_likely_texts
 
 __all__ = ["RULES_VERSION", "SceneCandidates", "SceneWriter"]
 
@@ -88,6 +88,16 @@ class SceneWriter:
         else:
             ops = self._task(episode, candidates, decision.scene)
         return _Proposed(_annotate(ops, decision), getattr(ops, "rejections", []), getattr(ops, "skipped", []))
+
+    def likely_texts(self, episode: Episode) -> list[str]:
+        """The messages worth embedding in one batch before the writer runs: a chat episode's, as the inner
+        writer sees them; none for a tool episode that the rules alone route to working or coding memory,
+        whose operations embed digests of the task, never its messages."""
+        explicit = episode.metadata.get("scene")
+        if has_tool_activity(episode) and self.chat is None and explicit in (None, "working", "coding"):
+            return []
+        plain = _without_tools(episode) if has_tool_activity(episode) else episode
+        return writer_likely_texts(self.inner, plain)
 
     async def apropose(
         self, episode: Episode, candidates: CandidateSource, context: WriteContext, clock: Clock

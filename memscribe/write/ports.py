@@ -13,7 +13,15 @@ from typing import Protocol, runtime_checkable
 from memscribe.core.clock import Clock
 from memscribe.core.records import Episode, MemoryRecord, Operation
 
-__all__ = ["CandidateSource", "ExactCandidates", "WriteContext", "Writer", "writer_rejections", "writer_skips"]
+__all__ = [
+    "CandidateSource",
+    "ExactCandidates",
+    "WriteContext",
+    "Writer",
+    "writer_likely_texts",
+    "writer_rejections",
+    "writer_skips",
+]
 
 
 class CandidateSource(Protocol):
@@ -85,3 +93,14 @@ def writer_skips(ops: Sequence[Operation]) -> list[tuple[int, str]]:
         if isinstance(index, int) and isinstance(why, str):
             out.append((index, why))
     return out
+
+
+def writer_likely_texts(writer: object, episode: Episode) -> list[str]:
+    """The texts of ``episode`` the writer will probably ask vectors for, embedded together in one call.
+
+    A writer may say so itself with ``likely_texts(episode)``; otherwise it is every user and assistant
+    message. Tool results never are: no writer stores one verbatim, and only memories are searched."""
+    own = getattr(writer, "likely_texts", None)
+    if callable(own):
+        return [t for t in own(episode) if isinstance(t, str)]
+    return [m.content.strip() for m in episode.messages if m.role in ("user", "assistant") and m.content.strip()]
