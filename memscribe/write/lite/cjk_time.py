@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from datetime import date, timedelta
 
-__all__ = ["resolve_cjk_times"]
+__all__ = ["cjk_stay_until", "resolve_cjk_times"]
 
 _DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 _WEEKDAY = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
@@ -72,3 +72,24 @@ def resolve_cjk_times(text: str, anchor: date) -> tuple[str, date | None]:
         parts.append(text[last : m.start()] + phrase)
         last = m.end()
     return "".join(parts) + text[last:], first
+
+
+_STAY = re.compile(r"出差|旅游|旅行|度假|住院|暂住|暂时|探亲|回老家|借住|住在.{0,8}(?:酒店|宾馆|民宿)")
+_LENGTH = re.compile(r"(?P<n>\d+|[一二两三四五六七八九十几]+)(?:个)?(?P<u>天|晚|周|星期|礼拜|月)(?!以?前|后)")
+
+
+def cjk_stay_until(text: str, anchor: date) -> date | None:
+    """ "在东京出差两周": a stay of a stated length ends after it; ``None`` when ``text`` states none."""
+    if _STAY.search(text) is None:
+        return None
+    match = _LENGTH.search(text)
+    if match is None:
+        return None
+    raw = match.group("n")
+    n = 3 if raw == "几" else _number(raw)
+    unit = match.group("u")
+    if unit in ("天", "晚"):
+        return anchor + timedelta(days=n)
+    if unit == "月":
+        return anchor + timedelta(days=30 * n)
+    return anchor + timedelta(weeks=n)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
-from memscribe.write.lite.cjk_time import resolve_cjk_times
+from memscribe.write.lite.cjk_time import cjk_stay_until, resolve_cjk_times
 from memscribe.write.lite.lazy import LazyPattern, lazy
 from memscribe.write.lite.lexicon import MONTHS, WEEKDAYS
 from memscribe.write.lite.tense import Tense
@@ -279,8 +279,10 @@ def resolve_times(text: str, anchor: datetime, tense: Tense) -> Timing:
     """Replace relative expressions in ``text`` with absolute ones resolved against ``anchor``."""
     if _CJK.search(text):
         resolved, cjk_day = resolve_cjk_times(text, anchor.date())
-        if cjk_day is not None:
-            return Timing(resolved, cjk_day, None, ())
+        stay = cjk_stay_until(text, cjk_day if cjk_day and cjk_day > anchor.date() else anchor.date())
+        stay_at = datetime(stay.year, stay.month, stay.day, tzinfo=UTC) if stay else None
+        if cjk_day is not None or stay_at is not None:
+            return Timing(resolved, cjk_day, stay_at, ())
     refs = _find_refs(text, anchor.date(), tense)
     out = text
     for ref in reversed(refs):

@@ -22,7 +22,7 @@ from memscribe.core.records import MemoryDraft, MemoryRecord, Operation, OpKind,
 from memscribe.read.topics import MULTI_TOPICS
 from memscribe.write.lite.cues import changes, ends, hypothetical, temporary
 from memscribe.write.lite.ledger import Ledger, Pending
-from memscribe.write.lite.matching import content_tokens
+from memscribe.write.lite.matching import content_tokens, stem
 from memscribe.write.lite.revise import draft_from_record
 
 __all__ = ["TopicReplacer", "statement_tags"]
@@ -47,6 +47,27 @@ def statement_tags(text: str) -> tuple[str, ...]:
     return tuple(tags)
 
 
+# "7 hours", "80 kg", "20mg": a number with its unit. Days, weeks, months and years mostly say how long ago or
+# for how long, not what is measured.
+_MEASURE = re.compile(r"(?<![\d:.,])(\d+(?:[.,]\d+)?)\s?([a-z]{1,12})\b", re.IGNORECASE)
+_DURATIONS = frozenset({
+    "day", "days", "week", "weeks", "month", "months", "year", "years", "yr", "yrs", "am", "pm", "th", "st", "nd",
+    "rd", "times", "x", "of", "and", "or", "to", "in", "on", "at", "a",
+})  # fmt: skip
+
+
+def _measures(text: str) -> dict[str, str]:
+    """Unit → number for each measure in ``text`` ("5 hours a night" → {"hour": "5"})."""
+    return {m.group(2).lower().rstrip("s"): m.group(1) for m in _MEASURE.finditer(text)
+            if m.group(2).lower() not in _DURATIONS}  # fmt: skip
+
+
+def _remeasured(new: dict[str, str], old_text: str) -> bool:
+    """Whether ``old_text`` measures a unit of ``new`` with another number: "5 hours" then "7 hours"."""
+    old = _measures(old_text)
+    return any(unit in old and old[unit] != number for unit, number in new.items())
+
+
 def _topics(metadata: object) -> set[str]:
     found = metadata.get("topics") if isinstance(metadata, dict) else None
     return {t for t in found if isinstance(t, str)} if isinstance(found, list) else set()
@@ -67,13 +88,15 @@ class TopicReplacer:
         topics = _topics(draft.metadata)
         if self._older_than_known(entry, draft, at, topics - MULTI_TOPICS):
             return
-        ending = ends(draft.text)  # "handed in my notice. going freelance" ends a job even as it goes on
+        said = draft.metadata.get("said")
+        said = said if isinstance(said, str) else draft.text  # cues are read in the words as said
+        ending = ends(said)  # "handed in my notice. going freelance" ends a job even as it goes on
         single = topics - MULTI_TOPICS
         multi = topics & MULTI_TOPICS if "ended" in draft.tags else set()
-        if not (single or multi) or not (ending or changes(draft.text)):
+        if not (single or multi or _measures(said)) or not (ending or changes(said)):
             return
         start = draft.valid_from or at
-        words = content_tokens(draft.text)
+        words = content_tokens(said)
         seen: set[str] = set()
         for record in self._candidates(draft):
             if record.id in seen or not self._comparable(record, draft, start):
@@ -82,6 +105,10 @@ class TopicReplacer:
             shared = _topics(record.metadata) & single
             if not shared and _topics(record.metadata) & multi and words & content_tokens(record.text):
                 shared = _topics(record.metadata) & multi
+            if not shared and (measures := _measures(said)) and _remeasured(measures, record.text):
+                # Same unit, another number, and the same topic or another word in common: a new measure.
+                common = (words & content_tokens(record.text)) - {stem(u) for u in measures}
+                shared = _topics(record.metadata) & topics or ({"measure"} if common else set())
             if shared:
                 self._close(entry, record, start, at, speaker, sorted(shared))
 

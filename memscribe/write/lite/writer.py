@@ -20,12 +20,13 @@ from memscribe.write.lite.cues import hypothetical
 from memscribe.write.lite.language import someone_else, statement_drop_reason
 from memscribe.write.lite.lazy import lazy
 from memscribe.write.lite.ledger import Ledger, Pending
-from memscribe.write.lite.matching import content_tokens
+from memscribe.write.lite.matching import content_tokens, topic_matches
 from memscribe.write.lite.memorable import question_head, skip_wording, strip_preamble
 from memscribe.write.lite.person import Mention, Referents, expand_contractions, find_subject, restore_subject
 from memscribe.write.lite.plans import PlanCompletions, accomplishment
 from memscribe.write.lite.reconcile import Reconciler, same_value
 from memscribe.write.lite.requests import Correction, parse_cjk_correction, parse_correction, parse_forget
+from memscribe.write.lite.residue import drop_old_values
 from memscribe.write.lite.revise import Reviser
 from memscribe.write.lite.segment import Statement, Unit, group_units, segment_episode
 from memscribe.write.lite.slots import Fact, FactKind, extract_facts, first_verb, resolve_fact
@@ -137,6 +138,7 @@ class _EpisodeRun:
         self.scene = scene
         self.message, self.said_before = -1, ""  # the words of the current message so far, for "him"
         self.why: dict[int, str] = {}  # message index → why a statement of it was dropped (first reason)
+        self.forgotten: list[str] = []  # topics the episode asked to forget
 
     def _request(self, st: Statement, refs: Referents) -> bool:
         """Handle a forget request or a correction; whether ``st`` was one."""
@@ -173,7 +175,8 @@ class _EpisodeRun:
                 reading = self._read(st, text, refs)
                 facts = [resolve_fact(f, self.ledger) for f in reading.facts]
                 readings.append((st, replace(reading, facts=facts), reason))
-        readings = [r for r in readings if r[0].sentence not in requests]
+        # "jake and I broke up. please just forget about him": what a request forgets is not kept from its unit.
+        readings = [r for r in readings if r[0].sentence not in requests and not self._forgotten(r[0].text)]
         if not any(r[2] is None or r[1].facts for r in readings):
             return  # nothing but fragments: "lol", "ok so"
         # Fragments stay with the statements around them ("¡Adoptamos una gatita! Se llama Nala").
@@ -255,13 +258,15 @@ class _EpisodeRun:
         memory = resolve_times(said, st.at, lead.tense).text
         if _RECURRING.search(memory):  # "my birthday is on March 3rd": a day of every year, not an event
             memory = _YEAR_AFTER_MONTH.sub(r"\1", memory)
-        current = without_old_value(memory)
+        current = self._current_text(memory, lead.subject)
         reading = replace(lead, text=current, facts=facts)
         indices = tuple(sorted({s.message_index for s, _, _ in kept}))
         produced: list[Pending] = []
         for fact in facts:
             if fact is primary or fact.kind is FactKind.END:
                 draft = replace(self._draft(reading, st, fact), message_indices=indices)
+                if current != memory:
+                    draft = replace(draft, metadata={**draft.metadata, "said": memory})
                 entry = self.reconciler.fact(fact, draft, st.at, speaker)
                 if entry is not None:
                     produced.append(entry)
@@ -284,6 +289,15 @@ class _EpisodeRun:
             if mention is not None and finished and not done.tense.future:
                 verb = first_verb(mention.rest) if done.tense.past else None
                 self.plans.complete(mention.subject, verb, done_st.text, produced, plain, done_st.at, speaker)
+
+    def _current_text(self, memory: str, subject: str) -> str:
+        """The memory's text as it holds now: a change leaves out the old value it names ("left X for Y")."""
+        current = without_old_value(memory)
+        topics = topics_of(memory)
+        older = [r for r in self.ledger.stored_similar(memory, Owner.USER, limit=12) if "hypothetical" not in r.tags]
+        own = [r.text for r in older if r.subject.casefold() == subject.casefold()]
+        on_topic = [text for text in own if topics_of(text) & topics]
+        return drop_old_values(current, on_topic, [r.text for r in older], own)
 
     def _confirmed_all(self, text: str) -> bool:
         """Whether a memory this episode just confirmed (NOOP) already holds every content word of ``text``."""
@@ -323,7 +337,13 @@ class _EpisodeRun:
             expanded = expand_contractions(topic)
             mention = find_subject(expanded, st.speaker, Referents())
             facts = extract_facts(expanded, mention, st.speaker.subject, detect_tense(expanded))
+        self.forgotten.append(topic)
         self.reviser.forget(topic, st.speaker.subject, facts, st.at)
+
+    def _forgotten(self, text: str) -> bool:
+        return any(
+            topic_matches(topic, text) for topic in self.forgotten if topic.lower() not in ("that", "this", "it")
+        )
 
     def _named_before(self, st: Statement) -> str | None:
         """The last person named in the speaker's words before ``st``: a name stored with a capital."""
@@ -368,10 +388,17 @@ _FROM_TO = lazy(
 )
 
 
+_LEFT_FOR = lazy(
+    r"\b(?P<verb>left|quit|ditched|leaving|quitting)\s+(?P<old>[^,.;!?]{1,40}?)\s+(?=for (?:a|an|the)\b)", re.I
+)
+
+
 def without_old_value(text: str) -> str:
-    """ "switched from headspace to the Waking Up app" → "switched to the Waking Up app": the value that stopped
-    holding is left out of the current memory (the words as said are kept beside it)."""
-    return _FROM_TO.sub(lambda m: f"{m.group('verb')}{m.group('up') or ''} ", text)
+    """ "switched from headspace to the Waking Up app" → "switched to the Waking Up app", "left X for a job at Y"
+    → "left for a job at Y": the value that stopped holding is left out of the current memory (the words as
+    said are kept beside it)."""
+    text = _FROM_TO.sub(lambda m: f"{m.group('verb')}{m.group('up') or ''} ", text)
+    return _LEFT_FOR.sub(lambda m: f"{m.group('verb')} ", text)
 
 
 def _group_text(unit: Unit, members: list[Statement], requests: set[int]) -> str:

@@ -1,0 +1,148 @@
+"""The old value left in a statement that replaces it: "I left Genentech for Moderna", "sad to leave Milan",
+"not lactose at all", "Megan Pryce → Megan Doyle".
+
+A statement that announces a change often names the value that stopped holding. Kept as the memory's text,
+that clause makes the current memory carry the stale value. Here the statement is cut at clause boundaries;
+a clause that says something ended (an end or negation cue, or the left side of an arrow) and names a word
+that an older current statement of the same subject holds, and that no other clause repeats, is left out of
+the memory's text. The words as said are kept beside it by the writer. Nothing is left out when no other
+clause with content would remain, so a statement is never emptied.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from memscribe.read.topics import has_cjk
+from memscribe.write.lite.cues import ends
+from memscribe.write.lite.lazy import lazy
+from memscribe.write.lite.matching import content_tokens
+
+__all__ = ["drop_old_values"]
+
+# Clause boundaries: punctuation, dashes, arrows, and "and"/"but"/"so" that open a new clause.
+_BOUNDARY = lazy(
+    r"(\s*(?:[,;:!?.。，；！？、]+|\s[—–-]+\s|→|->|\s\((?=\w)|\)\s?)\s*"
+    r"|\s+(?:but|so|and|AND|though|although|while|whereas)\s+(?=(?:i|i'm|i've|we|we're|my|our|it|it's|the|he|she"
+    r"|they|now|then|that|this|there)\b)"
+    r"|\s+(?:but|so|though)\s+)",
+    re.IGNORECASE,
+)
+# What says a value stopped holding, inside one clause.
+_ENDED = lazy(
+    r"\b(?:no longer|anymore|any more|not|no|never|nothing like|isn't|wasn't|aren't|ex|former|formerly|used to"
+    r"|left|leave|leaving|quit|quitting|resigned|stepped down|stepping down|over|done with|dethroned|replaced"
+    r"|instead of|rather than|sorry|goodbye|bye|got out of|moved out|moving out|less than|sold"
+    r"|gave up|stopped|passed away|died|rip)\b"
+    r"|离职|辞职|离开|不再|不是|告别|以前|之前|原来|从",
+    re.IGNORECASE,
+)
+_QUOTES = re.compile(r"['‘’\"“”]+(?=\W|$)|(?<!\w)['‘’\"“”]+")
+_OVER = lazy(r"\b(?:is|'s|are|was) (?:so |totally |officially )?over\b", re.IGNORECASE)
+_CAPITALISED = re.compile(r"\b[A-Z][\w'-]+")
+_CJK_RUN = re.compile(r"[\u3400-\u9fff]{2,}")
+_LEADING = lazy(r"^(?:but|though|although|while|whereas)\b[\s,]*", re.IGNORECASE)
+_WEAK = frozenset(
+    {
+        "like",
+        "love",
+        "get",
+        "got",
+        "go",
+        "went",
+        "make",
+        "made",
+        "day",
+        "week",
+        "month",
+        "year",
+        "time",
+        "lol",
+        "ok",
+        "okay",
+        "yeah",
+        "today",
+        "tonight",
+        "now",
+        "new",
+        "old",
+        "back",
+        "good",
+    }
+)
+
+
+def _cjk_pairs(text: str) -> set[str]:
+    return {run[i : i + 2] for run in _CJK_RUN.findall(text) for i in range(len(run) - 1)}
+
+
+def _marks(clause: str) -> set[str]:
+    """The words of a clause that can name a value: content words, and CJK character pairs."""
+    words = {w for w in content_tokens(_QUOTES.sub(" ", clause)) if w not in _WEAK and len(w) >= 3}
+    return words | (_cjk_pairs(clause) if has_cjk(clause) else set())
+
+
+def _pieces(text: str) -> list[tuple[str, str]]:
+    """``(clause, boundary after it)`` in order; joining them gives ``text`` back."""
+    out: list[tuple[str, str]] = []
+    start = 0
+    for match in _BOUNDARY.finditer(text):
+        if match.start() <= start:
+            continue
+        out.append((text[start : match.start()], match.group(0)))
+        start = match.end()
+    out.append((text[start:], ""))
+    return out
+
+
+def _values(text: str) -> set[str]:
+    """Marks that name a value whatever the topic: capitalised words after the first, and CJK pairs."""
+    named = " ".join(m.group(0) for m in _CAPITALISED.finditer(text) if m.start() > 0)
+    return _marks(named) | (_cjk_pairs(text) if has_cjk(text) else set())
+
+
+def drop_old_values(
+    text: str, on_topic: Iterable[str], others: Iterable[str] = (), own: Iterable[str] = ()
+) -> str:
+    """``text`` without the clauses that name as ended a value held by ``on_topic`` (older statements on its
+    topics) or a name or CJK value held by ``others`` (older statements of the same owner); a clause that
+    plainly ends something ("quit", "is over") also by any word of ``own`` (older statements of its subject)."""
+    held: set[str] = set()
+    for old in on_topic:
+        held |= _marks(old)
+    for old in others:
+        held |= _values(old)
+    owned = held.union(*(_marks(old) for old in own))
+    pieces = _pieces(text)
+    if len(pieces) < 2:
+        return text
+    marks = [_marks(clause) for clause, _ in pieces]
+    dropped: set[int] = set()
+    for i, (clause, after) in enumerate(pieces):
+        if after.strip() in ("→", "->") and i + 1 < len(pieces) and marks[i + 1] - marks[i]:
+            dropped.add(i)  # "Megan Pryce → Megan Doyle": the left side of an arrow is what it was
+            continue
+        if not _ENDED.search(clause) or any(ch.isdigit() for w in marks[i] - held for ch in w):
+            continue  # no end said, or a new number or date said with it
+        elsewhere = set().union(*(m for j, m in enumerate(marks) if j != i))
+        known = owned if ends(clause) or _OVER.search(clause) else held
+        if (marks[i] & known) - elsewhere:
+            dropped.add(i)
+    kept = [i for i in range(len(pieces)) if i not in dropped]
+    if not dropped or not any(marks[i] - owned for i in kept if marks[i]):
+        return text  # nothing to leave out, or nothing new would be left: keep the statement whole
+    return _join(pieces, dropped)
+
+
+def _join(pieces: list[tuple[str, str]], dropped: set[int]) -> str:
+    parts: list[str] = []
+    for i, (clause, after) in enumerate(pieces):
+        if i in dropped:
+            if parts and re.search(r"[.!?。！？]", after):  # the sentence ends with the dropped clause
+                parts[-1] = parts[-1].rstrip(" ,;:—–-") + after.strip(" ") + " "
+            continue
+        if i - 1 in dropped:
+            clause = _LEADING.sub("", clause.lstrip())  # "but" went with the clause it contrasted
+        parts.append(clause + after)
+    return re.sub(r"\s{2,}", " ", "".join(parts)).strip(" ,;:—–-")

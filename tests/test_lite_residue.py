@@ -1,0 +1,95 @@
+"""A change leaves the old value out of the current memory; forgets, measures and Chinese stays.
+
+Chats written for these tests: a statement that replaces a value often names the old one ("sad to leave
+Milan"), and that clause must not make the current memory carry the stale value.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+from test_lite_support import ListCandidates, at, propose, say
+
+from memscribe.core.records import OpKind
+from memscribe.write.lite.cjk_time import cjk_stay_until
+from memscribe.write.lite.residue import drop_old_values
+from memscribe.write.lite.writer import without_old_value
+
+
+def test_a_clause_that_ends_an_older_value_is_left_out() -> None:
+    text = "new job in Porto starts soon!! found a flat in Bonfim. sad to leave Lyon but the rent is half"
+    assert drop_old_values(text, ["I live in Lyon, near the river"]) == (
+        "new job in Porto starts soon!! found a flat in Bonfim. the rent is half"
+    )
+
+
+def test_a_negated_old_value_is_left_out_and_the_new_one_kept() -> None:
+    kept = drop_old_values("got results back: it's coeliac, not lactose at all. so gluten-free it is",
+                           ["I'm lactose intolerant"])  # fmt: skip
+    assert "lactose" not in kept and "coeliac" in kept and "gluten-free" in kept
+
+
+def test_the_left_side_of_an_arrow_is_the_old_value() -> None:
+    assert drop_old_values("back to my maiden name. so Ana Reis → Ana Costa.", []) == (
+        "back to my maiden name. Ana Costa."
+    )
+
+
+def test_a_clause_with_a_new_day_or_number_is_kept() -> None:
+    text = "new schedule: I get them mondays and thursdays now, plus alternate weekends"
+    assert drop_old_values(text, ["I pick them up on thursdays, not mondays"]) == text
+
+
+def test_nothing_is_left_out_without_an_end_or_without_anything_new() -> None:
+    assert drop_old_values("I still love Lyon, the food is great", ["I live in Lyon"]) == (
+        "I still love Lyon, the food is great"
+    )
+    assert drop_old_values("I left Lyon", ["I live in Lyon"]) == "I left Lyon"
+
+
+def test_a_chinese_clause_that_ends_an_older_value_is_left_out() -> None:
+    kept = drop_old_values("跟你说，我已经从腾讯离职了，下个月去美团报到", [], ["在腾讯做后端两年了"])
+    assert "腾讯" not in kept and "美团" in kept
+
+
+def test_leaving_one_employer_for_another_keeps_only_the_new_one() -> None:
+    assert without_old_value("I left Acme Corp for a job at Globex") == "I left for a job at Globex"
+
+
+def test_the_current_memory_holds_the_new_value_and_the_words_as_said_stay_beside_it() -> None:
+    store = ListCandidates()
+    say(store, "I work at Acme Corp as a chemist.", at(2023, 1, 5))
+    ops = say(store, "big news: I left Acme Corp for a role at Globex, we're in Denver now", at(2023, 6, 3))
+    drafts = [op.draft for op in ops if op.draft is not None and op.kind is not OpKind.DELETE]
+    assert drafts and all("Acme" not in d.text for d in drafts)
+    assert any("Globex" in d.text for d in drafts)
+    said = [d.metadata.get("said") for d in drafts]
+    assert any(isinstance(s, str) and "Acme Corp" in s for s in said)
+
+
+def test_what_a_message_asks_to_forget_is_not_kept_from_it() -> None:
+    store = ListCandidates()
+    say(store, "my boyfriend Theo and I are going to Rome in may", at(2023, 1, 5))
+    ops = propose(store, ("user", "theo and I broke up. please just forget about him"), when=at(2023, 6, 3))
+    assert ops and all(op.draft is None or "theo" not in op.draft.text.lower() for op in ops)
+    assert any(op.kind is OpKind.DELETE for op in ops)
+
+
+def test_a_new_measure_of_the_same_thing_closes_the_old_one() -> None:
+    store = ListCandidates()
+    say(store, "I sleep like 5 hours a night, I wake up at 3am every night", at(2023, 1, 5))
+    say(store, "good news, I'm getting 7 hours most nights now", at(2023, 6, 3))
+    current = [r.text for r in store.records if r.retired_at is None and r.valid_to is None]
+    assert not any("5 hours" in t for t in current) and any("7 hours" in t for t in current)
+
+
+def test_a_chinese_stay_of_a_stated_length_ends() -> None:
+    assert cjk_stay_until("在大阪出差三天，住在难波的酒店", date(2023, 9, 1)) == date(2023, 9, 4)
+    assert cjk_stay_until("在大阪出差，下周回来", date(2023, 9, 1)) is None
+    assert cjk_stay_until("我在上海住了两年", date(2023, 9, 1)) is None
+
+
+def test_a_plain_ending_leaves_out_what_the_speaker_said_before_on_any_topic() -> None:
+    kept = drop_old_values("welp, the denver experiment is over. moved back to austin last week", [], [],
+                           ["denver is fun but I don't know anybody yet"])  # fmt: skip
+    assert "denver" not in kept and "austin" in kept
