@@ -58,9 +58,13 @@ EXPECTED: dict[str, tuple[dict[str, int], set[str], set[str | None], tuple[str, 
         ("opencode:ses_5e1a0c3f2ffeQk2mWbZx1yN7aP", ["user", "assistant", "tool", "tool"]),
     ),
     "qwen-code": (
-        {"qwen-code:d2a7c9e4-3b18-4f60-8a5e-7c1b9d0e2f43": 7, "qwen-code:0e5f1a2b-77c3-4d19-8e6a-3b2c1d0f9e8a": 2},
+        {
+            "qwen-code:d2a7c9e4-3b18-4f60-8a5e-7c1b9d0e2f43": 7,
+            "qwen-code:0e5f1a2b-77c3-4d19-8e6a-3b2c1d0f9e8a": 2,
+            "qwen-code:5a1c3e7b-2d4f-4a6b-8c0e-1f3a5c7e9b2d": 7,
+        },
         {"read_file", "edit"},
-        {"/home/ada/ml-pipeline", None},
+        {"/home/ada/ml-pipeline", "/home/ada/notes", None},
         (
             "qwen-code:d2a7c9e4-3b18-4f60-8a5e-7c1b9d0e2f43",
             ["user", "assistant", "tool", "assistant", "user", "assistant", "tool"],
@@ -402,3 +406,16 @@ def test_aider_keeps_quoted_lines_inside_code_blocks(tmp_path: Path) -> None:
     (session,) = AiderSource().read(SourceFile("aider", path)).sessions
     assert [t.role for t in session.turns] == ["user", "assistant"]
     assert "> not a banner, a diff quote" in session.turns[1].text and session.turns[1].text.endswith("Done.")
+
+
+def test_qwen_mid_turn_messages_are_the_persons_typed_words(tmp_path: Path) -> None:
+    memory, hub, _ = _import(tmp_path, "qwen-code")
+    try:
+        found = turns_by_session(memory)["qwen-code:5a1c3e7b-2d4f-4a6b-8c0e-1f3a5c7e9b2d"]
+        users = [m["content"] for m in found if m["role"] == "user"]
+        assert users == ["Turn this week's notes into a todo list.", "Skip anything tagged #someday.",
+                         "And sort it by due date."]  # fmt: skip
+        assert not any("referenced files" in m["content"] or "Background agent" in m["content"] for m in found)
+    finally:
+        hub.close()
+        memory.close()

@@ -1,13 +1,15 @@
 """``Hub``: discover every source's history, read what changed, and add the new turns to one Memory.
 
 Each discovered item (a file, a task folder, a database) has a cursor in :class:`HubState`; an item whose
-signature did not change is not read again. A changed item is read whole (so the active branch, streamed
-duplicates and rewinds are judged on the complete session), and only turns whose keys the hub has not
-imported become episodes. Running it twice adds nothing; a run killed half way is finished by the next.
+signature did not change is not read again. A changed file is read whole (so the active branch, streamed
+duplicates and rewinds are judged on the complete session); a changed database of an
+:class:`IncrementalSource` only past the mark its last complete read left. Only turns whose keys the hub has
+not imported become episodes. Running it twice adds nothing; a run killed half way is finished by the next.
 """
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -19,7 +21,7 @@ from memscribe.errors import ConfigError, UserError, WriterError
 from memscribe.hub.episodes import EpisodeDraft, group_turns, messages_of, session_scope
 from memscribe.hub.model import HubEnv, ReadResult, Session, SourceFile
 from memscribe.hub.places import project_of
-from memscribe.hub.ports import HubSource, available_sources, load_source
+from memscribe.hub.ports import HubSource, IncrementalSource, available_sources, load_source
 from memscribe.hub.report import ImportReport, SourceReport
 from memscribe.hub.state import HubState, signature
 
@@ -35,6 +37,7 @@ class _Item:
     item: SourceFile
     report: SourceReport
     dry_run: bool
+    refused: bool = False  # an episode the engine refused: its turns stay planned for the next run
 
 
 class Hub:
@@ -127,13 +130,18 @@ class Hub:
     def _import_item(self, job: _Item) -> None:
         _, cursor = signature(job.item.watched())  # taken before reading: a write during the read shows next time
         job.report.changed += 1
+        incremental = job.source if isinstance(job.source, IncrementalSource) else None
+        since = None if incremental is None else self.state.resume(job.source.name, job.item.path, cursor.inode)
         try:
-            result = job.source.read(job.item)
-        except (OSError, ValueError, ConfigError) as exc:
+            if incremental is not None and since is not None:
+                result = incremental.read_since(job.item, since)
+            else:
+                result = job.source.read(job.item)
+        except (OSError, ValueError, ConfigError, sqlite3.Error) as exc:
             self._fail(job, cursor, f"{type(exc).__name__}: {exc}")
             return
         job.report.absorb(result)
-        problem = _zero_turns(job.item, result)
+        problem = _zero_turns(job.item, result) if since is None or not since.mark else None
         if problem:
             self._fail(job, cursor, problem)
             return
@@ -141,8 +149,16 @@ class Hub:
             self._import_session(job, session)
         cursor.partial = result.partial_tail
         cursor.offset = result.consumed
-        if not job.dry_run:
-            self.state.save_cursor(job.source.name, job.item.path, cursor, None)
+        if not job.dry_run:  # a database read that left turns planned is read from its old mark again
+            complete = not job.refused
+            self.state.save_cursor(
+                job.source.name,
+                job.item.path,
+                cursor,
+                None,
+                mark=result.mark if complete else None,
+                digests=result.digests if complete else None,
+            )
 
     def _fail(self, job: _Item, cursor: Any, error: str) -> None:
         job.report.errors.append({"path": str(job.item.path), "error": error})
@@ -150,6 +166,8 @@ class Hub:
             self.state.save_cursor(job.source.name, job.item.path, cursor, error)
 
     def _import_session(self, job: _Item, session: Session) -> None:
+        if not session.turns:
+            return
         name = job.source.name
         scope_session = session_scope(name, session)
         known = self.state.known(name, scope_session)
@@ -213,6 +231,7 @@ class Hub:
             return True  # stored, and pending: the engine writes it on its next pass
         except UserError as exc:
             job.report.errors.append({"path": str(job.item.path), "error": f"session {session.id}: {exc}"})
+            job.refused = True
             return False
         return True
 

@@ -14,7 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-__all__ = ["HubEnv", "ReadResult", "Session", "SourceFile", "ToolUse", "Turn"]
+__all__ = ["HubEnv", "ReadResult", "Resume", "Session", "SourceFile", "ToolUse", "Turn"]
 
 ROLES = ("user", "assistant", "tool", "system")
 
@@ -100,6 +100,8 @@ class ReadResult:
     withheld: int = 0  # sessions left out on purpose (deleted in the tool)
     partial_tail: bool = False
     consumed: int | None = None  # bytes up to the end of the last complete line, for line-based files
+    mark: dict[str, Any] | None = None  # where a database read stopped (row ids, times): the next read starts there
+    digests: dict[str, str] = field(default_factory=dict)  # key → content digest of rows read, new or changed
 
     def saw(self, record_type: str) -> None:
         self.records += 1
@@ -111,6 +113,18 @@ class ReadResult:
     @property
     def turns(self) -> int:
         return sum(len(s.turns) for s in self.sessions)
+
+
+@dataclass(frozen=True)
+class Resume:
+    """Where the last complete read of a database stopped, for :meth:`IncrementalSource.read_since`.
+
+    ``mark`` is what that read returned as :attr:`ReadResult.mark` (empty the first time, or when the
+    database was replaced); ``digests`` holds the content digest of every key-value row read so far, so a
+    row a tool rewrote in place is read again and an unchanged one is not."""
+
+    mark: Mapping[str, Any] = field(default_factory=dict)
+    digests: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -17,9 +17,16 @@ from importlib.metadata import entry_points
 from typing import Protocol, runtime_checkable
 
 from memscribe.errors import ConfigError
-from memscribe.hub.model import HubEnv, ReadResult, SourceFile
+from memscribe.hub.model import HubEnv, ReadResult, Resume, SourceFile
 
-__all__ = ["ENTRY_POINT_GROUP", "HubSource", "available_sources", "load_source", "register_source"]
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "HubSource",
+    "IncrementalSource",
+    "available_sources",
+    "load_source",
+    "register_source",
+]
 
 ENTRY_POINT_GROUP = "memscribe.hub_sources"
 
@@ -38,6 +45,19 @@ class HubSource(Protocol):
     def discover(self, env: HubEnv) -> Iterable[SourceFile]: ...
 
     def read(self, item: SourceFile) -> ReadResult: ...
+
+
+@runtime_checkable
+class IncrementalSource(HubSource, Protocol):
+    """A source whose databases can be read from where the last read stopped.
+
+    ``read_since(item, since)`` returns only what is past ``since.mark`` (rows with a higher row id,
+    sequence or update time) and key-value rows whose content digest is not in ``since.digests``, with the
+    new mark and the digests of what it read. The hub stores both only once every turn of the read is
+    imported, so a run killed half way reads the same rows again. ``read(item)`` stays a complete read.
+    """
+
+    def read_since(self, item: SourceFile, since: Resume) -> ReadResult: ...
 
 
 _EXTRA: dict[str, HubSource] = {}

@@ -1,7 +1,8 @@
 """The hub's own bookkeeping: per-file cursors, which turns went into which episode, per-session counts.
 
-A small SQLite file beside the store (``hub.db``). It holds paths, record keys and counts, never text, so
-nothing it keeps can leak a secret. Import is write-ahead: the turns of an episode are recorded as
+A small SQLite file beside the store (``hub.db``). It holds paths, record keys, counts, database marks (row
+ids, times) and content digests of key-value rows, never text, so nothing it keeps can leak a secret.
+Import is write-ahead: the turns of an episode are recorded as
 *planned* (with the episode's idempotency key) before ``Memory.add`` and marked *done* after it. A run
 killed in between finds the plan, rebuilds the same episode and adds it again, which the engine answers
 from its idempotency key, so every turn ends up in exactly one episode.
@@ -18,7 +19,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from memscribe.hub.model import Resume
+
 __all__ = ["FileCursor", "HubState", "signature"]
+
+_MIGRATIONS = (("files", "mark", "ALTER TABLE files ADD COLUMN mark TEXT"),)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS files (
@@ -29,6 +34,9 @@ CREATE TABLE IF NOT EXISTS turns (
   source TEXT NOT NULL, session TEXT NOT NULL, key TEXT NOT NULL, episode TEXT NOT NULL,
   done INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (source, session, key)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS turns_pending ON turns (source, session) WHERE done = 0;
+CREATE TABLE IF NOT EXISTS digests (
+  source TEXT NOT NULL, path TEXT NOT NULL, key TEXT NOT NULL, digest TEXT NOT NULL,
+  PRIMARY KEY (source, path, key)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS sessions (
   source TEXT NOT NULL, session TEXT NOT NULL, path TEXT, project TEXT, turns INTEGER NOT NULL DEFAULT 0,
   episodes INTEGER NOT NULL DEFAULT 0, last_import TEXT, PRIMARY KEY (source, session));
@@ -56,13 +64,16 @@ def signature(paths: Iterable[Path]) -> tuple[str, FileCursor]:
     """A change signature for the watched paths (inode, size, mtime of each; missing ones included)."""
     parts: list[Any] = []
     first: os.stat_result | None = None
-    for path in paths:
+    for index, path in enumerate(paths):
         try:
             st = path.stat()
         except OSError:
-            parts.append([str(path), None])
+            parts.append([path.name, None])
             continue
         first = first or st
+        if index and not st.st_size:  # an empty -wal is no change: a read-only open may create one
+            parts.append([path.name, None])
+            continue
         parts.append([path.name, st.st_ino, st.st_size, st.st_mtime_ns])
     text = json.dumps(parts)
     if first is None:
@@ -80,6 +91,9 @@ class HubState:
         self.conn.execute("PRAGMA journal_mode = WAL")
         self.conn.execute("PRAGMA synchronous = NORMAL")
         self.conn.executescript(_SCHEMA)
+        for table, column, statement in _MIGRATIONS:  # hub state written by an earlier version
+            if column not in {row[1] for row in self.conn.execute(f"PRAGMA table_info({table})")}:
+                self.conn.execute(statement)
 
     def close(self) -> None:
         self.conn.close()
@@ -103,10 +117,26 @@ class HubState:
         ).fetchone()
         return FileCursor(row[0], row[1], row[2], row[3], row[4], bool(row[5])) if row else None
 
-    def save_cursor(self, source: str, path: Path, cursor: FileCursor, error: str | None) -> None:
+    def save_cursor(
+        self,
+        source: str,
+        path: Path,
+        cursor: FileCursor,
+        error: str | None,
+        *,
+        mark: dict[str, Any] | None = None,
+        digests: dict[str, str] | None = None,
+    ) -> None:
+        """Store where ``path`` stood; ``mark`` and ``digests`` (a database read that completed) in the same
+        transaction. Without a mark the one stored before is kept: a failed read resumes where the last
+        good one stopped."""
+        stored = json.dumps({"inode": cursor.inode, "mark": mark}) if mark is not None else None
         with self.transaction() as conn:
             conn.execute(
-                "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (source, path) DO UPDATE SET "
+                "signature = excluded.signature, inode = excluded.inode, size = excluded.size, "
+                "mtime_ns = excluded.mtime_ns, offset = excluded.offset, partial = excluded.partial, "
+                "error = excluded.error, imported_at = excluded.imported_at, mark = coalesce(excluded.mark, mark)",
                 (
                     source,
                     str(path),
@@ -118,8 +148,24 @@ class HubState:
                     int(cursor.partial),
                     error,
                     _now(),
+                    stored,
                 ),
             )
+            if digests:
+                conn.executemany(
+                    "INSERT OR REPLACE INTO digests VALUES (?, ?, ?, ?)",
+                    [(source, str(path), k, d) for k, d in digests.items()],
+                )
+
+    def resume(self, source: str, path: Path, inode: int | None) -> Resume:
+        """The mark and digests of the last complete read of ``path``; empty when there was none or the file
+        was replaced since (another inode)."""
+        row = self.conn.execute("SELECT mark FROM files WHERE source = ? AND path = ?", (source, str(path))).fetchone()
+        stored = json.loads(row[0]) if row and row[0] else None
+        if not isinstance(stored, dict) or stored.get("inode") != inode or not isinstance(stored.get("mark"), dict):
+            return Resume()
+        rows = self.conn.execute("SELECT key, digest FROM digests WHERE source = ? AND path = ?", (source, str(path)))
+        return Resume(stored["mark"], dict(rows.fetchall()))
 
     # -- turns -------------------------------------------------------------------------------------
 

@@ -4,7 +4,10 @@
   under ``composerData:<id>`` and one row per message under ``bubbleId:<composerId>:<bubbleId>`` (type 1 =
   user, 2 = assistant; tool runs in ``toolFormerData``). Only those two key prefixes are ever queried: the
   same database holds auth tokens (``ItemTable`` ``cursorAuth/*``), which the hub never reads. The project
-  comes from ``workspaceStorage/<hash>/workspace.json`` for the workspace that lists the chat.
+  comes from ``workspaceStorage/<hash>/workspace.json`` for the workspace that lists the chat. Rows are
+  rewritten in place, so each read skips what is unchanged: a chat is read again when its header's digest
+  changed (Cursor rewrites the header whenever the conversation changes) or a bubble row was written since
+  the last row id seen, and of its bubbles only those whose digest changed are parsed.
 - Agent transcripts: ``~/.cursor/projects/<slug>/agent-transcripts/<uuid>/<uuid>.jsonl``: lines
   ``{role, message: {content[]}}`` with Anthropic-style blocks; the prompt is wrapped in ``<user_query>``. A
   transcript of a chat the IDE database also holds is left to the database.
@@ -14,6 +17,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 from collections.abc import Iterator
@@ -23,7 +27,7 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from memscribe.hub.cleaning import as_arguments, as_text, blocks_text, clean_text, unwrap_user_query
-from memscribe.hub.model import HubEnv, ReadResult, Session, SourceFile, ToolUse, Turn
+from memscribe.hub.model import HubEnv, ReadResult, Resume, Session, SourceFile, ToolUse, Turn
 from memscribe.hub.places import open_readonly
 from memscribe.hub.reading import iso_or_epoch, json_lines
 from memscribe.hub.sources.cursor_agent import read_agent_store
@@ -55,17 +59,23 @@ class CursorSource:
                 yield SourceFile(self.name, db, kind="agent-store", watch=(db, Path(f"{db}-wal")))
 
     def read(self, item: SourceFile) -> ReadResult:
+        return self.read_since(item, Resume())
+
+    def read_since(self, item: SourceFile, since: Resume) -> ReadResult:
+        """Databases from where the last read stopped (unchanged rows skipped by digest); transcripts whole."""
         if item.kind == "agent-store":
-            return read_agent_store(item.path)
+            return read_agent_store(item.path, since)
         if item.kind == "transcript":
             return _read_transcript(item.path)
-        return _read_vscdb(item.path)
+        return _read_vscdb(item.path, since)
 
 
 def _composer_ids(db: Path) -> set[str]:
     try:
         with open_readonly(db) as conn:
-            rows = conn.execute("SELECT key FROM cursorDiskKV WHERE key LIKE 'composerData:%'").fetchall()
+            rows = conn.execute(
+                "SELECT key FROM cursorDiskKV WHERE key >= 'composerData:' AND key < 'composerData;'"
+            ).fetchall()
     except sqlite3.Error:
         return set()
     return {str(k).split(":", 1)[1] for (k,) in rows}
@@ -96,29 +106,47 @@ def _loads(value: Any) -> dict[str, Any]:
     return decoded if isinstance(decoded, dict) else {}
 
 
-def _read_vscdb(db: Path) -> ReadResult:
+def digest(value: Any) -> str:
+    """A short content digest of a key-value row's value (never the value itself)."""
+    data = value if isinstance(value, bytes) else str(value).encode("utf-8", "surrogatepass")
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def _prefix(conn: sqlite3.Connection, prefix: str) -> list[tuple[str, Any]]:
+    """Rows whose key starts with ``prefix`` (ending in ':'), through the key index (LIKE would scan)."""
+    query = "SELECT key, value FROM cursorDiskKV WHERE key >= ? AND key < ?"
+    return [(str(k), v) for k, v in conn.execute(query, (prefix, prefix[:-1] + ";"))]
+
+
+def _touched(conn: sqlite3.Connection, after: Any) -> tuple[set[str] | None, int]:
+    """Composers with a bubble row written since row id ``after`` (rows replaced on conflict get a new row
+    id), and the highest row id now; None when there is no usable mark (read every composer)."""
+    top = conn.execute("SELECT max(rowid) FROM cursorDiskKV").fetchone()[0] or 0
+    if not isinstance(after, int) or top < after:
+        return None, top
+    found = set()
+    for (key,) in conn.execute("SELECT key FROM cursorDiskKV WHERE rowid > ?", (after,)):
+        if str(key).startswith("bubbleId:"):
+            found.add(str(key).split(":")[1])
+    return found, top
+
+
+def _read_vscdb(db: Path, since: Resume) -> ReadResult:
+    """Composers whose header changed (by digest) or that got a bubble row since the last read; of those,
+    only the bubbles whose digest changed are parsed. Unchanged rows are skipped."""
     result = ReadResult()
     folders = _workspaces(db)
     with open_readonly(db) as conn:
-        headers = [
-            (k, _loads(v))
-            for k, v in conn.execute("SELECT key, value FROM cursorDiskKV WHERE key LIKE 'composerData:%'")
-        ]
-        children = {c for _, h in headers for c in h.get("subComposerIds") or []}
-        parents = {c: h.get("composerId") for _, h in headers for c in h.get("subComposerIds") or []}
-        for key, header in headers:
-            result.saw("composerData")
+        touched, top = _touched(conn, since.mark.get("rowid"))
+        headers = [(k, _loads(v), digest(v)) for k, v in _prefix(conn, "composerData:")]
+        children = {c for _, h, _ in headers for c in h.get("subComposerIds") or []}
+        parents = {c: h.get("composerId") for _, h, _ in headers for c in h.get("subComposerIds") or []}
+        for key, header, mark in headers:
             cid = str(header.get("composerId") or key.split(":", 1)[1])
-            bubbles = {
-                str(k).rsplit(":", 1)[1]: _loads(v)
-                for k, v in conn.execute("SELECT key, value FROM cursorDiskKV WHERE key LIKE ?", (f"bubbleId:{cid}:%",))
-            }
-            order = [
-                str(h.get("bubbleId")) for h in header.get("fullConversationHeadersOnly") or [] if isinstance(h, dict)
-            ]
-            inline = [b for b in header.get("conversation") or [] if isinstance(b, dict)]
-            sequence = [bubbles[b] | {"bubbleId": b} for b in order if b in bubbles] or inline
-            result.records += len(sequence)
+            if touched is not None and since.digests.get(key) == mark and cid not in touched:
+                continue
+            result.digests[key] = mark
+            result.saw("composerData")
             session = Session(
                 id=cid,
                 cwd=folders.get(cid),
@@ -127,9 +155,31 @@ def _read_vscdb(db: Path) -> ReadResult:
             )
             if cid in children:
                 session.sidechain, session.parent = True, parents.get(cid)
+            sequence = _changed_bubbles(conn, cid, header, since, result)
+            result.records += len(sequence)
             session.turns = [t for b in sequence for t in _bubble(b, session.started, result)]
             result.sessions.append(session)
+    result.mark = {"rowid": top}
     return result
+
+
+def _changed_bubbles(
+    conn: sqlite3.Connection, cid: str, header: dict[str, Any], since: Resume, result: ReadResult
+) -> list[dict[str, Any]]:
+    """The composer's bubbles in conversation order, those whose digest is new only."""
+    rows = {k.rsplit(":", 1)[1]: (k, v) for k, v in _prefix(conn, f"bubbleId:{cid}:")}
+    order = [str(h.get("bubbleId")) for h in header.get("fullConversationHeadersOnly") or [] if isinstance(h, dict)]
+    ordered = [b for b in order if b in rows]
+    if not ordered:  # a legacy chat keeps its bubbles inline in the header
+        return [b for b in header.get("conversation") or [] if isinstance(b, dict)]
+    out = []
+    for bid in ordered:
+        key, value = rows[bid]
+        mark = digest(value)
+        if since.digests.get(key) != mark:
+            result.digests[key] = mark
+            out.append(_loads(value) | {"bubbleId": bid})
+    return out
 
 
 def _bubble(b: dict[str, Any], fallback: datetime | None, result: ReadResult) -> list[Turn]:

@@ -4,7 +4,8 @@
 ``latestRootBlobId``, ``createdAt`` ms). ``blobs`` is content-addressed (``id`` = SHA-256 of ``data``). Message
 blobs are UTF-8 JSON (``role``, ``content``); tree blobs are protobuf whose field 1 repeats child blob ids
 (32 raw bytes) and whose other length-delimited fields include the workspace path. The conversation is the
-tree walked from the latest root, children in order. Blob ids are stable, so they key the turns.
+tree walked from the latest root, children in order. Blob ids are stable, so they key the turns, and a
+message blob read once is never fetched again.
 """
 
 from __future__ import annotations
@@ -12,11 +13,12 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from memscribe.hub.cleaning import as_arguments, as_text, blocks_text, clean_text, unwrap_user_query
-from memscribe.hub.model import ReadResult, Session, ToolUse, Turn
+from memscribe.hub.model import ReadResult, Resume, Session, ToolUse, Turn
 from memscribe.hub.places import open_readonly
 from memscribe.hub.reading import iso_or_epoch
 
@@ -60,29 +62,52 @@ def _varint(data: bytes, i: int) -> tuple[int, int]:
         shift += 7
 
 
-def read_agent_store(db: Path) -> ReadResult:
+def read_agent_store(db: Path, since: Resume | None = None) -> ReadResult:
+    """The conversation walked from the latest root. Blobs are immutable, so a message blob read before
+    (its id is in ``since.digests``) is not fetched again: a read after new messages fetches the tree blobs
+    and the new messages only."""
+    known = since.digests if since is not None else {}
     result = ReadResult()
     with open_readonly(db) as conn:
         meta = _meta(conn)
         result.saw("meta")
-        blobs: dict[str, bytes] = {}
-        for bid, data in conn.execute("SELECT id, data FROM blobs"):
-            blobs[bid.hex() if isinstance(bid, bytes) else str(bid)] = bytes(data) if data is not None else b""
-    session = Session(
-        id=str(meta.get("agentId") or db.parent.name),
-        title=meta.get("name"),
-        started=iso_or_epoch(meta.get("createdAt"), unit="ms"),
-    )
-    messages: list[tuple[str, dict[str, Any]]] = []
-    root = str(meta.get("latestRootBlobId") or "")
-    _walk(root, blobs, messages, session, 0, set())
-    result.records += len(messages)
+        session = Session(
+            id=str(meta.get("agentId") or db.parent.name),
+            title=meta.get("name"),
+            started=iso_or_epoch(meta.get("createdAt"), unit="ms"),
+        )
+        messages: list[tuple[str, dict[str, Any]]] = []
+        _walk(str(meta.get("latestRootBlobId") or ""), _Blobs(conn, known), messages, session, 0)
     names: dict[str, str] = {}
     for key, message in messages:
         result.saw(f"blob/{message.get('role')}")
+        result.digests[key] = "message"
         session.turns.extend(_turns(key, message, names, result))
     result.sessions.append(session)
+    result.mark = {"blobs": "by id"}
     return result
+
+
+class _Blobs:
+    """Blob lookups by id, skipping the message blobs already read."""
+
+    def __init__(self, conn: sqlite3.Connection, known: Mapping[str, str]) -> None:
+        self.conn, self.known, self.seen = conn, known, set[str]()
+        self.hex_ids = _hex_ids(conn)
+
+    def get(self, bid: str) -> bytes | None:
+        if bid in self.seen or self.known.get(bid) == "message":
+            return None
+        self.seen.add(bid)
+        key: Any = bid if self.hex_ids else bytes.fromhex(bid)
+        row = self.conn.execute("SELECT data FROM blobs WHERE id = ?", (key,)).fetchone()
+        return bytes(row[0]) if row and row[0] is not None else None
+
+
+def _hex_ids(conn: sqlite3.Connection) -> bool:
+    """Whether blob ids are stored as hex text (else as raw 32-byte blobs)."""
+    row = conn.execute("SELECT typeof(id) FROM blobs LIMIT 1").fetchone()
+    return row is None or row[0] == "text"
 
 
 def _meta(conn: sqlite3.Connection) -> dict[str, Any]:
@@ -98,18 +123,10 @@ def _meta(conn: sqlite3.Connection) -> dict[str, Any]:
     return decoded if isinstance(decoded, dict) else {}
 
 
-def _walk(
-    bid: str,
-    blobs: dict[str, bytes],
-    out: list[tuple[str, dict[str, Any]]],
-    session: Session,
-    depth: int,
-    seen: set[str],
-) -> None:
-    data = blobs.get(bid)
-    if data is None or bid in seen or depth > MAX_DEPTH:
+def _walk(bid: str, blobs: _Blobs, out: list[tuple[str, dict[str, Any]]], session: Session, depth: int) -> None:
+    data = blobs.get(bid) if depth <= MAX_DEPTH else None
+    if data is None:
         return
-    seen.add(bid)
     try:
         message = json.loads(data.decode("utf-8"))
     except (ValueError, UnicodeDecodeError):
@@ -119,7 +136,7 @@ def _walk(
         return
     for field, value in protobuf_fields(data):
         if field == 1 and len(value) == 32:
-            _walk(value.hex(), blobs, out, session, depth + 1, seen)
+            _walk(value.hex(), blobs, out, session, depth + 1)
         elif session.cwd is None and value.startswith((b"/", b"~")) and b"\n" not in value:
             with contextlib.suppress(UnicodeDecodeError):
                 session.cwd = value.decode("utf-8")

@@ -5,6 +5,7 @@ ended by context compression is continued by its child, so such chains are one c
 the first session's id); children spawned by delegation are sub-agent runs, kept apart. ``messages`` rows
 are OpenAI-shaped (``role``, ``content``, ``tool_calls`` JSON, ``tool_call_id``, ``tool_name``); rows with
 ``display_kind = 'hidden'`` are model-only scaffolding and compression summaries are the harness's own.
+Messages are read incrementally: only rows past the highest ``messages.id`` of the last complete read.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from memscribe.hub.cleaning import as_arguments, clean_text, mapping
-from memscribe.hub.model import HubEnv, ReadResult, Session, SourceFile, ToolUse, Turn
+from memscribe.hub.model import HubEnv, ReadResult, Resume, Session, SourceFile, ToolUse, Turn
 from memscribe.hub.places import open_readonly
 from memscribe.hub.reading import iso_or_epoch
 
@@ -59,45 +60,83 @@ class HermesSource:
                     yield SourceFile(self.name, db, kind="db", watch=(db, Path(f"{db}-wal")))
 
     def read(self, item: SourceFile) -> ReadResult:
+        return self.read_since(item, Resume())
+
+    def read_since(self, item: SourceFile, since: Resume) -> ReadResult:
+        """Sessions whole (the compression chains need them all, and they are few), messages only past the
+        last message id read: ``messages.id`` is an autoincrement key and rows are appended, never moved."""
         result = ReadResult()
+        after = int(since.mark.get("messages", 0) or 0)
         with open_readonly(item.path) as conn:
             sessions = _rows(conn, "sessions", _SESSION_COLS, "ORDER BY started_at, id")
-            messages = _rows(conn, "messages", _MESSAGE_COLS, "ORDER BY id")
+            top = conn.execute("SELECT max(id) FROM messages").fetchone()[0] or 0
+            if top < after:  # rows went away: a rebuilt database, read it all (keys already imported are known)
+                after = 0
+            messages = _rows(conn, "messages", _MESSAGE_COLS, "WHERE id > ? ORDER BY id", (after,))
+            names = _earlier_names(conn, messages, after)
         by_id = {str(s["id"]): s for s in sessions}
         built: dict[str, Session] = {}
         for s in sessions:
             result.saw("session")
             root, sidechain = _logical(s, by_id)
             if root not in built:
-                head = by_id[root]
-                built[root] = Session(
-                    id=root,
-                    cwd=head.get("cwd") or head.get("git_repo_root"),
-                    title=head.get("title"),
-                    started=iso_or_epoch(head.get("started_at"), unit="s"),
-                    sidechain=sidechain,
-                    parent=str(head.get("parent_session_id")) if sidechain else None,
-                )
-                if head.get("source"):
-                    built[root].meta["channel"] = head["source"]
+                built[root] = _session(by_id[root], sidechain)
         owner = {sid: _logical(s, by_id)[0] for sid, s in by_id.items()}
-        names: dict[str, str] = {}
+        mark, orphan = after, None
         for m in messages:
             result.saw(f"message/{m.get('role')}")
+            mark = max(mark, int(m["id"]))
             session = built.get(owner.get(str(m.get("session_id")), ""))
+            if session is None:  # its session row is not written yet: the next read starts before it
+                orphan = int(m["id"]) - 1 if orphan is None else orphan
+                continue
             turn = _turn(m, names, result)
-            if session is not None and turn is not None:
+            if turn is not None:
                 session.turns.append(turn)
-        result.sessions.extend(built.values())
+        result.sessions.extend(s for s in built.values() if s.turns or not after)
+        result.mark = {"messages": mark if orphan is None else orphan}
         return result
 
 
-def _rows(conn: sqlite3.Connection, table: str, wanted: tuple[str, ...], order: str) -> list[dict[str, Any]]:
+def _session(head: dict[str, Any], sidechain: bool) -> Session:
+    session = Session(
+        id=str(head["id"]),
+        cwd=head.get("cwd") or head.get("git_repo_root"),
+        title=head.get("title"),
+        started=iso_or_epoch(head.get("started_at"), unit="s"),
+        sidechain=sidechain,
+        parent=str(head.get("parent_session_id")) if sidechain else None,
+    )
+    if head.get("source"):
+        session.meta["channel"] = head["source"]
+    return session
+
+
+def _earlier_names(conn: sqlite3.Connection, messages: list[dict[str, Any]], after: int) -> dict[str, str]:
+    """Tool names of calls made at or before ``after`` that new tool rows without a ``tool_name`` answer."""
+    wanted = {str(m.get("tool_call_id")) for m in messages if m.get("role") == "tool" and not m.get("tool_name")}
+    sessions = sorted({str(m.get("session_id")) for m in messages if str(m.get("tool_call_id")) in wanted})
+    names: dict[str, str] = {}
+    if not after or not sessions:
+        return names
+    marks = ", ".join("?" * len(sessions))
+    query = f"SELECT tool_calls FROM messages WHERE id <= ? AND role = 'assistant' AND session_id IN ({marks})"
+    for (calls,) in conn.execute(query, (after, *sessions)):
+        for call in _json_list(calls):
+            if str(call.get("id")) in wanted:
+                names[str(call["id"])] = str((mapping(call.get("function")) or call).get("name") or "tool")
+    return names
+
+
+def _rows(
+    conn: sqlite3.Connection, table: str, wanted: tuple[str, ...], tail: str, args: tuple[Any, ...] = ()
+) -> list[dict[str, Any]]:
     have = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
     cols = [c for c in wanted if c in have]
     if not cols:
         return []
-    return [dict(zip(cols, row, strict=True)) for row in conn.execute(f"SELECT {', '.join(cols)} FROM {table} {order}")]
+    query = f"SELECT {', '.join(cols)} FROM {table} {tail}"
+    return [dict(zip(cols, row, strict=True)) for row in conn.execute(query, args)]
 
 
 def _logical(s: dict[str, Any], by_id: dict[str, dict[str, Any]]) -> tuple[str, bool]:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from memscribe.hub.cleaning import as_text, clean_text, mapping
-from memscribe.hub.model import HubEnv, ReadResult, Session, SourceFile, ToolUse, Turn
+from memscribe.hub.model import HubEnv, ReadResult, Resume, Session, SourceFile, ToolUse, Turn
 from memscribe.hub.places import open_readonly
 from memscribe.hub.reading import iso_or_epoch, load_json
 from memscribe.hub.sources.opencode_v2 import from_session_message
@@ -53,10 +53,16 @@ class OpenCodeSource:
                 yield SourceFile(self.name, path, kind="json", watch=(path, storage / "message" / path.stem))
 
     def read(self, item: SourceFile) -> ReadResult:
+        return self.read_since(item, Resume())
+
+    def read_since(self, item: SourceFile, since: Resume) -> ReadResult:
+        """A database read covers only the sessions with a row updated at or after the last read's newest
+        ``time_updated`` (messages and parts are rewritten in place while a reply streams, so row ids alone
+        would miss them); such a session is read whole, for its revert mark and streaming tail."""
         result = ReadResult()
         if item.kind == "db":
             with open_readonly(item.path) as conn:
-                _read_db(conn, result)
+                _read_db(conn, result, since.mark.get("updated"))
             return result
         info = load_json(item.path, result)
         if not isinstance(info, dict):
@@ -83,15 +89,45 @@ def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
     return {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
 
 
-def _read_db(conn: sqlite3.Connection, result: ReadResult) -> None:
+_TIMED = ("session", "message", "part", "session_message")
+SLACK_MS = 5_000
+
+
+def _changed(conn: sqlite3.Connection, tables: set[str], after: Any) -> tuple[set[str] | None, int | None]:
+    """Ids of the sessions with a row updated at or after ``after`` (None: every session, on a first read or
+    when a table has no update times), and the newest update time now."""
+    newest: int | None = None
+    changed: set[str] = set()
+    every = not isinstance(after, int)
+    for table in (t for t in _TIMED if t in tables):
+        cols = _columns(conn, table)
+        if "time_updated" not in cols:
+            every = True
+            continue
+        top = conn.execute(f"SELECT max(time_updated) FROM {table}").fetchone()[0]
+        if isinstance(top, int):
+            newest = max(newest or top, top)
+        if not every:
+            sid = "id" if table == "session" else "session_id"
+            query = f"SELECT DISTINCT {sid} FROM {table} WHERE time_updated >= ? OR time_updated IS NULL"
+            changed |= {str(r[0]) for r in conn.execute(query, (after,))}
+    return (None if every else changed), newest
+
+
+def _read_db(conn: sqlite3.Connection, result: ReadResult, after: Any = None) -> None:
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     if "session" not in tables:
         return
+    changed, newest = _changed(conn, tables, after)
+    # A little before the newest time: a row stamped earlier but committed after this read is still seen.
+    result.mark = {"updated": newest - SLACK_MS} if newest is not None else {}
     cols = _columns(conn, "session")
     wanted = [c for c in ("id", "directory", "title", "parent_id", "time_created", "revert") if c in cols]
     for row in conn.execute(f"SELECT {', '.join(wanted)} FROM session ORDER BY time_created, id"):
-        result.saw("session")
         found = dict(zip(wanted, row, strict=True))
+        if changed is not None and str(found["id"]) not in changed:
+            continue
+        result.saw("session")
         info = {
             "id": found["id"],
             "directory": found.get("directory"),

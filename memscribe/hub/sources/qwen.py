@@ -3,7 +3,8 @@
 The current format is a JSONL tree of ``ChatRecord``s (``uuid``/``parentUuid``) whose ``message`` is a Gemini
 ``Content`` (``role`` user/model, ``parts`` with ``text``, ``thought``, ``functionCall``, ``functionResponse``).
 ``type`` is ``user``, ``assistant``, ``tool_result`` or ``system`` (``system`` records are bookkeeping:
-compression, slash commands, telemetry, titles). Early Qwen Code, a Gemini CLI fork, wrote
+compression, slash commands, telemetry, titles), except ``mid_turn_user_message``: words the person sent
+while a turn was running, read from ``systemPayload.displayText``. Early Qwen Code, a Gemini CLI fork, wrote
 ``~/.qwen/tmp/<hash>/chats/session-*.json`` with ``user``/``qwen`` messages: read with the Gemini reader.
 """
 
@@ -71,12 +72,19 @@ def _turns(branch: list[dict[str, Any]], result: ReadResult) -> list[Turn]:
         kind, key, when = r.get("type"), str(r.get("uuid")), iso_or_epoch(r.get("timestamp"))
         message = mapping(r.get("message"))
         parts = [p for p in message.get("parts") or [] if isinstance(p, dict)]
-        if kind not in ("user", "assistant", "tool_result"):
+        mid_turn = r.get("subtype") == "mid_turn_user_message"
+        if kind not in ("user", "assistant", "tool_result") and not (kind == "system" and mid_turn):
             continue
         text = clean_text(
             "\n".join(p["text"] for p in parts if isinstance(p.get("text"), str) and not p.get("thought"))
         )
-        if kind == "user":
+        if mid_turn:
+            turn = _mid_turn(r, key, when, text)
+            if turn is not None:
+                turns.append(turn)
+            else:
+                result.boilerplate += 1
+        elif kind == "user":
             if text and r.get("provenance") not in ("system",):
                 turns.append(Turn(key, "user", text, when))
             elif parts:
@@ -112,3 +120,14 @@ def _turns(branch: list[dict[str, Any]], result: ReadResult) -> list[Turn]:
                         )
                     )
     return turns
+
+
+def _mid_turn(r: dict[str, Any], key: str, when: Any, parts_text: str) -> Turn | None:
+    """What the person typed while a turn was running (``mid_turn_user_message``, a ``system`` record in some
+    releases, a ``user`` one in others): the recorded ``displayText``, since the model-bound parts may carry
+    expanded @file content; a background sub-agent's or the system's input is not the person's."""
+    if r.get("agentId") is not None or r.get("provenance") not in (None, "real_user"):
+        return None
+    shown = mapping(r.get("systemPayload")).get("displayText")
+    text = clean_text(shown) if isinstance(shown, str) and shown.strip() else parts_text
+    return Turn(key, "user", text, when) if text else None
