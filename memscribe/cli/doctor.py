@@ -174,7 +174,7 @@ def _model(settings: Settings) -> tuple[str, str]:
     return "fail", f"{settings.llm.value}: no structured-output mode works. {summary}"
 
 
-def _embedder(settings: Settings, store: SQLiteStore | None) -> tuple[str, str]:
+def _embedder(settings: Settings, store: Any) -> tuple[str, str]:
     import numpy as np
 
     from memscribe.providers.registry import make_embedder
@@ -196,11 +196,43 @@ def _embedder(settings: Settings, store: SQLiteStore | None) -> tuple[str, str]:
     return "ok", detail
 
 
+def _postgres_checks(url: str) -> tuple[list[Check], Any, bool]:
+    """The store checks of a PostgreSQL URL (``memscribe.cli.doctor_postgres``), the store (the caller
+    closes it), and whether its schema is current (so the embedder check may read it)."""
+    from memscribe.cli.doctor_postgres import CHECKS, connection
+    from memscribe.stores.postgres import PostgresStore
+    from memscribe.stores.postgres.maintenance import health
+
+    store = PostgresStore(url, retry_seconds=5.0)
+    facts: dict[str, Any] = {}
+
+    def connect() -> tuple[str, str]:
+        facts.update(health(store))
+        return connection(store, facts)
+
+    checks = [_timed("store", connect)]
+    if not facts:
+        return checks, store, False
+    checks += [_timed(name, lambda fn=fn: fn(store, facts)) for name, fn in CHECKS]  # type: ignore[misc]
+    return checks, store, bool(facts["applied"]) and not facts["missing"]
+
+
 def run_checks(settings: Settings) -> list[Check]:
     """Every check, in order. Store checks are skipped (not failed) when there is no store yet."""
+    from memscribe.stores.factory import is_url
     from memscribe.stores.sqlite import SQLiteStore
 
-    path = Path(settings.db.value or "")
+    spec = settings.store_spec
+    if is_url(spec) and spec.split("://", 1)[0].lower() in ("postgresql", "postgres"):
+        found, pg, current = _postgres_checks(spec)
+        try:
+            found.append(_timed("writer", lambda: _writer(settings)))
+            found.append(_timed("model", lambda: _model(settings)))
+            found.append(_timed("embedder", lambda: _embedder(settings, pg if current else None)))
+        finally:
+            pg.close()
+        return found
+    path = Path(spec.split("://", 1)[1] if is_url(spec) else settings.db.value or "")
     checks: list[Check] = []
     store = SQLiteStore(path) if path.is_file() else None
     try:

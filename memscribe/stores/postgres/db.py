@@ -55,7 +55,7 @@ class Database:
                     _, psycopg_pool = _psycopg()
                     self._pool = psycopg_pool.ConnectionPool(
                         self.url, min_size=1, max_size=self.max_connections, open=False, timeout=10.0,
-                        kwargs={"autocommit": False},
+                        kwargs={"autocommit": True},  # run() opens each transaction with its settings
                         configure=_configure, name="memscribe",
                     )  # fmt: skip
                     self._pool.open(wait=False)
@@ -85,14 +85,8 @@ class Database:
         delay, uncertain = 0.02, False
         while True:
             try:
-                with self.pool().connection() as conn, conn.transaction():
-                    conn.execute(
-                        "SELECT set_config('memscribe.tenant', %s, true), set_config('memscribe.user_id', %s, true)",
-                        (tenant, user_id),
-                    )
-                    if uncertain and landed is not None and landed(conn):
-                        return on_landed  # type: ignore[return-value]
-                    return fn(conn)
+                with self.pool().connection() as conn:
+                    return _in_transaction(conn, fn, tenant, user_id, landed if uncertain else None, on_landed)
             except (psycopg.errors.SerializationFailure, psycopg.errors.DeadlockDetected) as exc:
                 if time.monotonic() > deadline:
                     raise StoreLocked(f"the store kept conflicting: {exc}") from exc
@@ -113,16 +107,35 @@ class Database:
             self._pool = None
 
 
+def _in_transaction(
+    conn: Any, fn: Callable[[Any], T], tenant: str, user_id: str, landed: Callable[[Any], bool] | None,
+    on_landed: T | None,
+) -> T:
+    """One transaction on an autocommit connection: BEGIN and the partition settings go in one round trip
+    (psycopg would send its own BEGIN first), then ``fn``, then COMMIT; ROLLBACK when anything fails."""
+    _psycopg()
+    from psycopg import sql
+
+    conn.execute(
+        sql.SQL("BEGIN; SELECT set_config('memscribe.tenant', {}, true), set_config('memscribe.user_id', {}, true)")
+        .format(sql.Literal(tenant), sql.Literal(user_id))
+    )
+    try:
+        result = on_landed if landed is not None and landed(conn) else fn(conn)
+    except BaseException:
+        with contextlib.suppress(Exception):
+            conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+    return result  # type: ignore[return-value]
+
+
 def _configure(conn: Any) -> None:
     # Session settings for every pooled connection: UTC times, and pgvector's iterative index scans so a
     # filtered ANN search keeps walking the graph until enough rows pass the filter.
     conn.execute("SET TIME ZONE 'UTC'")
-    conn.commit()
-    try:
+    with contextlib.suppress(Exception):
         conn.execute("SET hnsw.iterative_scan = relaxed_order")  # pgvector >= 0.8
-        conn.commit()
-    except Exception:
-        conn.rollback()
 
 
 def _transient(exc: BaseException) -> bool:

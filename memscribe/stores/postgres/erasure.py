@@ -92,15 +92,11 @@ def vacuum(store: PostgresStore, *, full: bool) -> list[str]:
     for a forget (the rows are gone either way); a purge reports a failure as a leftover."""
     failed = []
     with store.db.connection() as conn:
-        conn.autocommit = True
-        try:
-            for table in TABLES:
-                try:
-                    conn.execute(f"VACUUM {'FULL ' if full else ''}{table}")
-                except Exception:
-                    failed.append(table)
-        finally:
-            conn.autocommit = False
+        for table in TABLES:
+            try:
+                conn.execute(f"VACUUM {'FULL ' if full else ''}{table}")
+            except Exception:
+                failed.append(table)
     return failed
 
 

@@ -13,7 +13,7 @@ from memscribe.stores.postgres.erasure import TABLES
 if TYPE_CHECKING:
     from memscribe.stores.postgres.store import PostgresStore
 
-__all__ = ["check", "reindex", "stats"]
+__all__ = ["check", "health", "reindex", "stats"]
 
 _CURRENT = "retired_at IS NULL AND status = 'active'"
 
@@ -102,12 +102,8 @@ def reindex(
     store.ensure_ann_index(known[1])
     if partition is None and tenant is None:
         with store.db.connection() as conn:
-            conn.autocommit = True
-            try:
-                for index in ("memories_keywords", "memories_hnsw"):
-                    conn.execute(f"REINDEX INDEX CONCURRENTLY {index}")
-            finally:
-                conn.autocommit = False
+            for index in ("memories_keywords", "memories_hnsw"):
+                conn.execute(f"REINDEX INDEX CONCURRENTLY {index}")
         keyword = "optimized"
     return {"partitions": len(partitions), "vectors": vectors, "keyword_index": keyword}
 
@@ -130,3 +126,39 @@ def check(store: PostgresStore) -> list[str]:
         return found
 
     return problems + list(store.run(work, (ALL, ALL)))
+
+
+def health(store: PostgresStore) -> dict[str, Any]:
+    """What ``memscribe doctor`` reports about a PostgreSQL store, read without migrating it: the server, the
+    migrations applied (and any this memscribe does not know), row-level security on each table, the role,
+    the pgvector extension and the indexes."""
+    from memscribe.stores.postgres.schema import MIGRATIONS
+
+    def work(conn: Any) -> dict[str, Any]:
+        server = conn.execute("SELECT current_setting('server_version'), current_user, current_database()").fetchone()
+        role = conn.execute("SELECT rolsuper OR rolbypassrls FROM pg_roles WHERE rolname = current_user").fetchone()
+        migrated = conn.execute("SELECT to_regclass('memscribe_migrations') IS NOT NULL").fetchone()[0]
+        listed = "SELECT name FROM memscribe_migrations ORDER BY name"
+        applied = [r[0] for r in conn.execute(listed)] if migrated else []
+        security = {
+            name: (bool(on), bool(forced))
+            for name, on, forced in conn.execute(
+                "SELECT relname, relrowsecurity, relforcerowsecurity FROM pg_class "
+                "WHERE relname = ANY(%s) AND relnamespace = to_regnamespace(current_schema())::oid",
+                (list(TABLES),),
+            )
+        }
+        indexes = {r[0] for r in conn.execute("SELECT indexname FROM pg_indexes WHERE tablename = 'memories'")}
+        vector = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+        return {
+            "server": server[0], "role": server[1], "database": server[2], "bypasses_rls": bool(role and role[0]),
+            "applied": applied, "row_security": security, "indexes": sorted(indexes),
+            "pgvector": vector[0] if vector else None,
+        }  # fmt: skip
+
+    result: dict[str, Any] = store.db.run(work, tenant=ALL, user_id=ALL)  # reads only: never migrates
+    known = [name for name, _ in MIGRATIONS]
+    result["missing"] = [name for name in known if name not in result["applied"]]
+    result["unknown"] = [name for name in result["applied"] if name not in known]
+    result["known"] = known
+    return result

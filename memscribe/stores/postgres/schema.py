@@ -136,6 +136,38 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         """
         + "".join(_POLICY.format(t=t) for t in ("episodes", "memories", "journal")),
     ),
+    (
+        "0003_keyword_estimates",
+        """
+        -- How many memories hold each word, store-wide, as the planner estimates it from the keywords
+        -- column's statistics: keyword search keeps the rarer query words by it (the pg_stats view hides
+        -- those statistics from a role under row-level security; the planner reads them all the same). The
+        -- estimates of a table under row-level security include the policy's selectivity: divided out
+        -- against the table's row count. NULL before the table's first ANALYZE.
+        CREATE FUNCTION memscribe_word_rows(words text[]) RETURNS bigint[] LANGUAGE plpgsql VOLATILE AS $$
+        DECLARE
+            plan json;
+            total double precision;
+            visible double precision;
+            found bigint[] := '{}';
+            word text;
+        BEGIN
+            SELECT reltuples INTO total FROM pg_class WHERE oid = 'memories'::regclass;
+            IF total IS NULL OR total <= 0 THEN
+                RETURN NULL;
+            END IF;
+            EXECUTE 'EXPLAIN (FORMAT JSON) SELECT 1 FROM memories' INTO plan;
+            visible := greatest((plan->0->'Plan'->>'Plan Rows')::double precision, 1);
+            FOREACH word IN ARRAY words LOOP
+                EXECUTE format('EXPLAIN (FORMAT JSON) SELECT 1 FROM memories WHERE keywords @@ %L::tsquery',
+                               phraseto_tsquery('memscribe_words', word)) INTO plan;
+                found := found || round((plan->0->'Plan'->>'Plan Rows')::double precision * total / visible)::bigint;
+            END LOOP;
+            RETURN found;
+        END
+        $$;
+        """,
+    ),
 )
 
 

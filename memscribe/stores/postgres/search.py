@@ -23,29 +23,31 @@ MATCHED_ROWS_BUDGET = 1_000  # words are kept, rarest first, while the rows they
 
 
 def _selective(conn: Any, partition: Partition, phrases: list[str]) -> tuple[list[str], bool]:
-    """The query's words to rank on, and whether to rank at all. A partition within the budget is ranked on
-    every word. Otherwise words are kept rarest first while the rows they match stay within the budget (the
-    rarest always), and ranked=False when even the rarest exceeds it. Row counts are PostgreSQL's own
-    statistics of the column (the most common lexemes and their frequencies, store-wide: an upper bound for
-    one partition, as the SQLite store's vocabulary counts are); a word too rare to be listed counts as rare.
-    Before the table's first ANALYZE, each word's matches in the partition are counted, bounded."""
-    bound = MATCHED_ROWS_BUDGET + 1
-    count = (
-        "SELECT count(*) FROM (SELECT 1 FROM memories m WHERE m.tenant = %s AND m.user_id = %s "
-        "AND m.retired_at IS NULL AND {cond} LIMIT %s) c"
+    """The query's words to rank on, and whether to rank at all, in one round trip. A partition within the
+    budget is ranked on every word. Otherwise words are kept rarest first while the rows they match stay
+    within the budget (the rarest always), and ranked=False when even the rarest exceeds it. Row counts are
+    the planner's estimates from the column's statistics (``memscribe_word_rows``: store-wide, an upper
+    bound for one partition, as the SQLite store's vocabulary counts are); before the table's first ANALYZE
+    each word's matches in the partition are counted instead, bounded."""
+    matches = (
+        "SELECT count(*) FROM (SELECT 1 FROM memories m WHERE m.tenant = %(tenant)s AND m.user_id = %(user)s "
+        "AND m.retired_at IS NULL AND {cond} LIMIT %(bound)s) c"
     )
-    small = conn.execute(count.format(cond="true"), (*partition, bound)).fetchone()[0]
+    counted = matches.format(cond="m.keywords @@ phraseto_tsquery('memscribe_words', u.w)")
+    sql = (
+        f"SELECT p.n, e.rows, CASE WHEN p.n > %(budget)s AND e.rows IS NULL THEN "
+        f"array(SELECT ({counted}) FROM unnest(%(words)s::text[]) WITH ORDINALITY AS u(w, i) ORDER BY u.i) END "
+        f"FROM ({matches.format(cond='true')}) p(n) LEFT JOIN LATERAL "
+        f"(SELECT memscribe_word_rows(%(words)s::text[]) WHERE p.n > %(budget)s) e(rows) ON true"
+    )
+    params = {"tenant": partition[0], "user": partition[1], "bound": MATCHED_ROWS_BUDGET + 1,
+              "budget": MATCHED_ROWS_BUDGET, "words": phrases}  # fmt: skip
+    small, estimated, counts = conn.execute(sql, params).fetchone()
     if small <= MATCHED_ROWS_BUDGET:
         return phrases, True
-    common = _common_lexemes(conn)
-    if common is not None:
-        docs = sorted((_estimate(phrase, common), i, phrase) for i, phrase in enumerate(phrases))
-    else:
-        match = "m.keywords @@ phraseto_tsquery('memscribe_words', %s)"
-        docs = sorted(
-            (int(conn.execute(count.format(cond=match), (*partition, phrase, bound)).fetchone()[0]), i, phrase)
-            for i, phrase in enumerate(phrases)
-        )
+    rows = estimated if estimated is not None else counts
+    docs = sorted((int(n), i, phrase) for i, (n, phrase) in enumerate(zip(rows, phrases, strict=True)))
+    if estimated is None:
         docs = [(n, i, phrase) for n, i, phrase in docs if n]  # words matching nothing add nothing
     if not docs:
         return phrases, True
@@ -57,24 +59,6 @@ def _selective(conn: Any, partition: Partition, phrases: list[str]) -> tuple[lis
         kept.append((i, phrase))
         matched += n
     return [phrase for _, phrase in sorted(kept)], docs[0][0] <= MATCHED_ROWS_BUDGET
-
-
-def _common_lexemes(conn: Any) -> dict[str, int] | None:
-    """lexeme -> estimated rows holding it, for the lexemes ANALYZE found common; None before any ANALYZE."""
-    row = conn.execute(
-        "SELECT s.most_common_elems::text::text[], s.most_common_elem_freqs, c.reltuples FROM pg_stats s "
-        "JOIN pg_class c ON c.oid = 'memories'::regclass "
-        "WHERE s.schemaname = current_schema() AND s.tablename = 'memories' AND s.attname = 'keywords'"
-    ).fetchone()
-    if row is None or row[0] is None:
-        return None
-    lexemes, freqs, rows = row
-    return {lexeme: int(freq * max(rows, 0)) for lexeme, freq in zip(lexemes, freqs, strict=False)}
-
-
-def _estimate(phrase: str, common: dict[str, int]) -> int:
-    """Rows a phrase matches at most: its rarest word's count (a word not listed is rare: counted as 1)."""
-    return min((common.get(word, 1) for word in phrase.lower().split()), default=1)
 
 
 def vector_literal(vector: Any) -> str:

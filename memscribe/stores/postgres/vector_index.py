@@ -128,11 +128,7 @@ class PgVectorIndex:
 
     def _rewrite(self) -> None:
         with self.db.connection() as conn:
-            conn.autocommit = True
-            try:
-                conn.execute("VACUUM FULL memscribe_vector_index")
-            finally:
-                conn.autocommit = False
+            conn.execute("VACUUM FULL memscribe_vector_index")
 
     def files(self) -> list[Path]:
         return []  # the server's files, not this process's
