@@ -176,7 +176,7 @@ def search(
     partition = core.partition(user_id)
     # History is shown beside each hit, not searched: hits stay current (or valid at as_of).
     flt = build_filter(core, filters, as_of=as_of)
-    hits = gather_hits(core.store, core.embedder, partition, query, flt, _check_limit(limit))
+    hits = gather_hits(core.store, core.embedder, partition, query, flt, _check_limit(limit), question=True)
     results = []
     for hit in hits:
         score = relevance(hit.vector_score, term_coverage(query, hit.record.text))

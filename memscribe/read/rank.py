@@ -27,7 +27,7 @@ _RECENT_ANY = 0.08  # among all candidates: a tie goes to the newer statement
 _DATED = 1.5  # "When did ...?" prefers a memory that holds a date
 _TYPED = 1.4  # "How much ...?" a number, "Which company ...?" a name
 _SHAPE = {"hypothetical": 0.55, "temporary": 0.55, "ended": 0.7, "agent": 0.6, "fragment": 0.75, "other": 0.5,
-          "shared": 0.85}  # fmt: skip
+          "shared": 0.85, "unnamed": 0.75}  # fmt: skip
 # Queries about a stay, a trip or a plan want the memories the shape penalty would push down.
 _ASKS_TEMPORARY = re.compile(
     r"\b(?:trip|travel\w*|visit\w*|staying|stay|this (?:quarter|month|week|summer)|right now|vacation|holiday"
@@ -73,8 +73,20 @@ def _topics(record: MemoryRecord) -> frozenset[str]:
     return topics_of(record.text)
 
 
+# Greetings, thanks and reactions: words that carry no fact ("Hey Mel, thanks so much, that's awesome!").
+_FILLER_WORDS = """hi hey hello hiya yo thanks thank bye goodbye wow great awesome cool nice amazing congrats
+    congratulations glad happy sure yeah yes yep ok okay lol haha good love see soon talk later
+    take care sounds sound really
+    totally absolutely agree definitely exactly right true oh ah aw omg hope day chat catch fun well lovely
+    beautiful gorgeous sweet super incredible wonderful fantastic proud"""
+_FILLER = frozenset(_FILLER_WORDS.split())
+_NAME_WORD = re.compile(r"(?<![.!?]\s)(?<!^)\b(?-i:[A-Z][a-z]+)\b")
+
+
 def _fragment(text: str) -> bool:
-    words = [w for w in _WORD.findall(text.lower()) if w not in STOPWORDS]
+    """Fewer than three words that say something: no stopwords, fillers or the names a turn addresses."""
+    names = {m.group(0).lower() for m in _NAME_WORD.finditer(text)}
+    words = [w for w in _WORD.findall(text.lower()) if w not in STOPWORDS and w not in _FILLER and w not in names]
     cjk = sum(1 for ch in text if "\u3400" <= ch <= "\u9fff")
     return len(words) < 3 and cjk < 6
 
@@ -131,6 +143,8 @@ def rerank_hits(
     about: set[str],
     vector: Mapping[str, float] | None = None,
     keyword: Mapping[str, float] | None = None,
+    *,
+    named: set[str] = frozenset(),  # type: ignore[assignment]
 ) -> list[tuple[str, float]]:
     """``fused`` (version id, score) reordered by topic, recency and shape; a permutation of it.
 
@@ -154,9 +168,39 @@ def rerank_hits(
             scored.append((vid, score))
             continue
         factor = _shape(record, about, query) * (1.0 + _RECENT_ANY * age[vid]) * _answer_type(query, record, when)
+        if named and not _is_about(record.subject.lower(), named):
+            factor *= _SHAPE["unnamed"]
         if vid in recency:
             shared = len(wanted & _topics(record)) / len(wanted)
             factor *= (1.0 + (_TOPIC - 1.0) * shared) * (1.0 + _RECENT * recency[vid])
         scored.append((vid, score * factor))
     order = {vid: i for i, (vid, _) in enumerate(fused)}
+    return sorted(scored, key=lambda item: (-item[1], order[item[0]]))
+
+
+def _is_about(subject: str, named: set[str]) -> bool:
+    """Whether ``subject`` is one of ``named`` or someone of theirs ("melanie's husband")."""
+    return subject in named or subject.partition("'s ")[0] in named
+
+
+_SAME_SOURCE = 0.5
+
+
+def spread_sources(
+    ranked: Sequence[tuple[str, float]], records: Mapping[str, MemoryRecord]
+) -> list[tuple[str, float]]:
+    """``ranked`` reordered so that each further memory drawn from the same message(s) as a better hit (a
+    fact beside the statement it came from, the sentences of one long turn) scores half of what it would:
+    the top of a result list then covers more of what was said. A permutation of ``ranked``."""
+    seen: dict[tuple[str | None, tuple[int, ...]], int] = {}
+    scored = []
+    for vid, score in ranked:
+        record = records.get(vid)
+        if record is None or record.episode_id is None:
+            scored.append((vid, score))
+            continue
+        key = (record.episode_id, record.message_indices)
+        scored.append((vid, score * _SAME_SOURCE ** seen.get(key, 0)))
+        seen[key] = seen.get(key, 0) + 1
+    order = {vid: i for i, (vid, _) in enumerate(ranked)}
     return sorted(scored, key=lambda item: (-item[1], order[item[0]]))

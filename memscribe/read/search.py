@@ -18,7 +18,7 @@ from memscribe.core.records import MemoryRecord
 from memscribe.core.text import keyword_terms
 from memscribe.providers.ports import Embedder
 from memscribe.read.fuse import fuse_rrf
-from memscribe.read.rank import rerank_hits
+from memscribe.read.rank import rerank_hits, spread_sources
 from memscribe.stores.ports import Partition, RecordFilter, SearchSource
 
 __all__ = ["Hit", "about_subjects", "gather_hits", "inflected"]
@@ -110,6 +110,12 @@ def _owner_unless_relative(query: str, subjects: Sequence[str]) -> set[str]:
     return {_USER} if _USER in subjects else set()
 
 
+def _without_names(terms: list[str], about: set[str]) -> list[str]:
+    """``terms`` without the words naming a subject among ``about`` ("melanie", "melanie's")."""
+    names = {w for s in about if s != _USER and "'s " not in s for w in re.split(r"[\s-]+", s) if w}
+    return [t for t in terms if t.split("'")[0] not in names] if names else terms
+
+
 def gather_hits(
     store: SearchSource,
     embedder: Embedder,
@@ -119,18 +125,35 @@ def gather_hits(
     limit: int,
     *,
     query_vector: object | None = None,
+    question: bool = False,
 ) -> list[Hit]:
-    """The ``limit`` best current memories for ``query`` under ``flt``."""
+    """The ``limit`` best current memories for ``query`` under ``flt``.
+
+    ``question`` ranks for someone asking (the public search), not for a writer looking for candidates: a
+    person the query names is matched through the subject rather than by the word, other people's memories
+    rank lower, and memories drawn from the same message as a better hit rank lower
+    (:func:`~memscribe.read.rank.spread_sources`)."""
     depth = max(limit * 3, 30)
     vector = query_vector if query_vector is not None else embedder.embed([query])[0]
     by_vector = store.vector_search(partition, vector, embedder.model_id, flt, depth)  # type: ignore[arg-type]
-    by_keyword = store.keyword_search(partition, inflected(keyword_terms(query)), flt, depth)
+    terms = inflected(keyword_terms(query))
+    by_keyword = store.keyword_search(partition, terms, flt, depth)
     # The subject list only reorders this pool: fusing it in raises pool hits alone, so the top stays inside.
-    pool = fuse_rrf([by_vector, by_keyword])[: max(limit * 2, 10)]
+    pool_size = max(limit * 2, 10)
+    pool = fuse_rrf([by_vector, by_keyword])[:pool_size]
     records = {r.version_id: r for r in store.by_version_ids(partition, [vid for vid, _ in pool])}
     ordered = [records[vid] for vid, _ in pool if vid in records]
     subjects = [r.subject.lower() for r in ordered]
     about = about_subjects(query, subjects)
+    topical = _without_names(terms, about) if question else terms
+    if topical != terms:
+        # "Where has Melanie camped?": a person's own statements rarely hold their name, while everything said
+        # *to* them does ("Hey Melanie!"), so the name is matched through the subject, the rest by keyword.
+        by_keyword = store.keyword_search(partition, topical, flt, depth) if topical else []
+        pool = fuse_rrf([by_vector, by_keyword])[:pool_size]
+        missing = [vid for vid, _ in pool if vid not in records]
+        records.update((r.version_id, r) for r in store.by_version_ids(partition, missing))
+        ordered = [records[vid] for vid, _ in pool if vid in records]
     by_subject = [(r.version_id, 1.0) for r in ordered if r.subject.lower() in about]
     fused = fuse_rrf([by_vector, by_keyword, by_subject]) if by_subject else pool
     vscore, kscore = dict(by_vector), dict(by_keyword)
@@ -142,5 +165,9 @@ def gather_hits(
     # memories below the cut unknown, so the retrieval ranks carry the rerank instead (fusion, not a guess).
     complete = len(by_vector) < depth and len(by_keyword) < depth
     scores = (vscore, kscore) if complete else (None, None)
-    fused = rerank_hits(query, fused, records, owner, *scores)[:limit]
+    named = about if question and about != {_USER} else set()
+    fused = rerank_hits(query, fused, records, owner, *scores, named=named)
+    if question:
+        fused = spread_sources(fused, records)
+    fused = fused[:limit]
     return [Hit(records[vid], score, vscore.get(vid), kscore.get(vid)) for vid, score in fused if vid in records]
