@@ -127,9 +127,13 @@ EXPECTED: dict[str, tuple[dict[str, int], set[str], set[str | None], tuple[str, 
         ("gemini-cli:7b2e9d03-1c4a-4e8f-a2b6-0d9c8e7f6a51", ["user", "assistant", "tool", "user", "assistant"]),
     ),
     "cline": (
-        {"cline:1795000000000": 6, "roo-code:0f8e7d6c-5b4a-4392-8170-6e5d4c3b2a19": 2},
+        {
+            "cline:1795000000000": 6,
+            "roo-code:0f8e7d6c-5b4a-4392-8170-6e5d4c3b2a19": 2,
+            "roo-code:3c5e7a9b-1d2f-4a6c-8e0b-2d4f6a8c0e1f": 2,  # its project from the editor's state.vscdb
+        },
         {"read_file"},
-        {"/home/ada/invoices", "/home/ada/docs-site"},
+        {"/home/ada/invoices", "/home/ada/docs-site", "/home/ada/recipes"},
         ("cline:1795000000000", ["user", "assistant", "tool", "assistant", "user", "assistant"]),
     ),
     "aider": ({}, set(), set(), ("", [])),  # paths depend on where the fixture lands: checked in its own test
