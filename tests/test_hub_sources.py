@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_hub_support import episodes, open_hub, store_bytes, turns_by_session
+from test_hub_support import episodes, fixture_env, open_hub, store_bytes, turns_by_session
 
 # source -> (turns per scope session, tool names, projects, the roles of one session in order)
 EXPECTED: dict[str, tuple[dict[str, int], set[str], set[str | None], tuple[str, list[str]]]] = {
@@ -127,9 +127,13 @@ EXPECTED: dict[str, tuple[dict[str, int], set[str], set[str | None], tuple[str, 
         ("gemini-cli:7b2e9d03-1c4a-4e8f-a2b6-0d9c8e7f6a51", ["user", "assistant", "tool", "user", "assistant"]),
     ),
     "cline": (
-        {"cline:1795000000000": 6, "roo-code:0f8e7d6c-5b4a-4392-8170-6e5d4c3b2a19": 2},
+        {
+            "cline:1795000000000": 6,
+            "roo-code:0f8e7d6c-5b4a-4392-8170-6e5d4c3b2a19": 2,
+            "roo-code:3c5e7a9b-1d2f-4a6c-8e0b-2d4f6a8c0e1f": 2,  # its project from the editor's state.vscdb
+        },
         {"read_file"},
-        {"/home/ada/invoices", "/home/ada/docs-site"},
+        {"/home/ada/invoices", "/home/ada/docs-site", "/home/ada/recipes"},
         ("cline:1795000000000", ["user", "assistant", "tool", "assistant", "user", "assistant"]),
     ),
     "aider": ({}, set(), set(), ("", [])),  # paths depend on where the fixture lands: checked in its own test
@@ -416,6 +420,27 @@ def test_qwen_mid_turn_messages_are_the_persons_typed_words(tmp_path: Path) -> N
         assert users == ["Turn this week's notes into a todo list.", "Skip anything tagged #someday.",
                          "And sort it by due date."]  # fmt: skip
         assert not any("referenced files" in m["content"] or "Background agent" in m["content"] for m in found)
+    finally:
+        hub.close()
+        memory.close()
+
+
+def test_openclaw_reads_a_json5_session_index(tmp_path: Path) -> None:
+    env = fixture_env(tmp_path, ["openclaw"])
+    index = env.paths["openclaw"][0] / "agents" / "main" / "sessions" / "sessions.json"
+    index.write_text(
+        "// written by the gateway\n{\n  'agent:main:telegram:dm:48151623': {\n"
+        "    sessionId: '8f3e2d1c-0b9a-4876-9543-210fedcba987', updatedAt: 1794642000000,\n"
+        "    channel: 'telegram', chatType: 'direct', /* routing */ displayName: 'Ada (Telegram)',\n  },\n}\n"
+    )
+    memory, hub = open_hub(tmp_path, [], env=env)
+    try:
+        assert hub.import_(["openclaw"]).errors == []
+        (meta,) = {json.dumps(e["metadata"]["hub"], sort_keys=True) for e in episodes(memory)}
+        hub_meta = json.loads(meta)
+        assert hub_meta["channel"] == "telegram" and hub_meta["chatType"] == "direct"
+        assert hub_meta["title"] == "Ada (Telegram)"
+        assert hub_meta["sessionKey"] == "agent:main:telegram:dm:48151623"
     finally:
         hub.close()
         memory.close()

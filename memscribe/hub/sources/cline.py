@@ -4,21 +4,26 @@ Each task folder holds ``api_conversation_history.json`` (Anthropic-style messag
 ``tool_result`` blocks; older Cline put tool calls as XML tags in text) and ``ui_messages.json`` (epoch-ms
 ``ts`` per UI message, linked by ``conversationHistoryIndex``). The first prompt is wrapped in ``<task>``
 and every user turn carries an ``<environment_details>`` block, which is dropped. The project is Cline's
-``state/taskHistory.json`` ``cwdOnTaskInitialization`` or Roo's ``history_item.json`` ``workspace``; the index
-is only consulted, never trusted to list the tasks (folders are scanned). The Cline CLI keeps the same task
+``state/taskHistory.json`` ``cwdOnTaskInitialization`` or Roo's ``history_item.json`` ``workspace``, else the
+``taskHistory`` kept in the editor's ``globalStorage/state.vscdb`` (the one ``ItemTable`` row keyed by the
+extension id; no other row is read); the index is only consulted, never trusted to list the tasks (folders are
+scanned). The Cline CLI keeps the same task
 folders under ``~/.cline/data`` (``$CLINE_DATA_DIR``, ``$CLINE_DIR``); its newer SDK ``sessions/`` files are not
 read yet.
 """
 
 from __future__ import annotations
 
+import json
 import re
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from memscribe.hub.cleaning import as_arguments, as_text, clean_text
 from memscribe.hub.model import HubEnv, ReadResult, Session, SourceFile, ToolUse, Turn
+from memscribe.hub.places import open_readonly
 from memscribe.hub.reading import iso_or_epoch, load_json
 
 __all__ = ["EXTENSIONS", "ClineSource"]
@@ -89,6 +94,21 @@ def _tasks(base: Path, ext: str) -> Iterator[SourceFile]:
         yield SourceFile(ClineSource.name, task, kind=ext, watch=watch)
 
 
+def _editor_index(db: Path, ext: str) -> dict[str, dict[str, Any]]:
+    """Task id → entry of the ``taskHistory`` an extension keeps in the editor's globalState: the one
+    ``ItemTable`` row keyed by its extension id in ``globalStorage/state.vscdb`` (Roo Code, older Cline)."""
+    if not db.is_file():
+        return {}
+    try:
+        with open_readonly(db) as conn:
+            row = conn.execute("SELECT value FROM ItemTable WHERE key = ?", (ext,)).fetchone()
+        state = json.loads(bytes(row[0]) if isinstance(row[0], bytes) else str(row[0])) if row else {}
+    except (sqlite3.Error, ValueError, UnicodeDecodeError):
+        return {}
+    history = state.get("taskHistory") if isinstance(state, dict) else None
+    return {str(e["id"]): e for e in history or [] if isinstance(e, dict) and e.get("id")}
+
+
 def _cwd(item: SourceFile) -> str | None:
     roo = item.path / "history_item.json"
     scratch = ReadResult()
@@ -96,6 +116,9 @@ def _cwd(item: SourceFile) -> str | None:
         found = load_json(roo, scratch)
         if isinstance(found, dict) and found.get("workspace"):
             return str(found["workspace"])
+    entry = _editor_index(item.path.parents[2] / "state.vscdb", item.kind).get(item.path.name)
+    if entry and (entry.get("workspace") or entry.get("cwdOnTaskInitialization")):
+        return str(entry.get("workspace") or entry.get("cwdOnTaskInitialization"))
     index = (
         load_json(item.path.parents[1] / "state" / "taskHistory.json", scratch)
         if (item.path.parents[1] / "state" / "taskHistory.json").exists()

@@ -15,7 +15,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from memscribe.errors import InvalidInput
 from memscribe.hub.cleaning import as_text, blocks_text, clean_text, mapping
+from memscribe.hub.feed.jsonc import get_path
 from memscribe.hub.model import HubEnv, ReadResult, Session, SourceFile, ToolUse, Turn
 from memscribe.hub.reading import iso_or_epoch, json_lines
 from memscribe.hub.tree import active_branch
@@ -85,11 +87,19 @@ class OpenClawSource:
 
 
 def _index_entry(path: Path) -> dict[str, Any]:
-    """The ``sessions.json`` entry of this transcript (JSON5 in the wild; plain JSON is what is read here)."""
+    """The ``sessions.json`` entry of this transcript: JSON, or the JSON5 OpenClaw also writes (comments,
+    single quotes, bare keys, trailing commas)."""
     try:
-        index = json.loads((path.parent / "sessions.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        text = (path.parent / "sessions.json").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
         return {}
+    try:
+        index = json.loads(text)
+    except ValueError:
+        try:
+            index = get_path(text, [])
+        except InvalidInput:
+            return {}
     stem = path.stem.split("-topic-")[0]
     for key, entry in index.items() if isinstance(index, dict) else ():
         if isinstance(entry, dict) and entry.get("sessionId") == stem:
