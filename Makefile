@@ -15,7 +15,7 @@ FORMATTED := memscribe/settings.py memscribe/types.py memscribe/cli memscribe/cl
 	tests/test_cli_app.py tests/test_types.py tests/test_add_reasons.py tests/test_sdk_mem0.py
 DATA ?= $(wildcard ../shared/data)
 
-.PHONY: demo test test-ui test-postgres test-slow test-llm test-train train-demo bench-llm bench-peers test-peers bench-writers lint bench bench-speed bench-updates bench-locomo bench-load bench-vectors clean
+.PHONY: demo test test-ui test-postgres test-mysql test-slow test-llm test-train train-demo bench-llm bench-peers test-peers bench-writers lint bench bench-speed bench-updates bench-locomo bench-load bench-vectors clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +48,14 @@ test-ui: $(STAMP)
 test-postgres: $(STAMP)
 	$(PY) -m pip install --quiet -e ".[postgres]"
 	$(PY) -m pytest -m postgres tests/contract tests/postgres
+
+# The MySQL/MariaDB journal archive: the archive contract against a throwaway MariaDB server (mariadb-install-db
+# in a temporary directory). Needs Debian's mariadb-server (installed here when missing; CI runs as root).
+test-mysql: $(STAMP)
+	command -v mariadb-install-db >/dev/null || apt-get install -y -qq mariadb-server >/dev/null || \
+		(apt-get update -qq && apt-get install -y -qq mariadb-server >/dev/null)
+	$(PY) -m pip install --quiet -e ".[mysql]"
+	$(PY) -m pytest -m mysql tests/contract/test_journal_archive.py
 
 # The adversarial runs that take minutes: the kill -9 soak, negative fuzzing, 1 MB ReDoS budgets.
 # A longer soak: make test-slow SOAK_ROUNDS=100 SOAK_SECONDS=30 (defaults 20 rounds of 8 s).

@@ -36,3 +36,4 @@ def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 from postgres.fixtures import pg_cluster  # noqa: E402, F401  (the throwaway PostgreSQL server, tests/postgres)
+from mariadb.server import mysql_server  # noqa: E402, F401  (the throwaway MariaDB server, tests/mariadb)

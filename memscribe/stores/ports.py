@@ -32,6 +32,7 @@ __all__ = [
     "EpisodeLog",
     "EpisodeState",
     "Journal",
+    "JournalArchive",
     "KeywordSearch",
     "Maintenance",
     "MemoryStore",
@@ -277,6 +278,23 @@ class Journal(Protocol):
     def journal(
         self, partition: Partition, *, memory_id: str | None = None, episode_id: str | None = None
     ) -> list[JournalEntry]: ...
+
+
+@runtime_checkable
+class JournalArchive(Journal, Protocol):
+    """A second, queryable copy of the journal kept outside the record store (an audit database such as
+    MySQL/MariaDB). The record store stays the system of record; an archive is filled from it, idempotently."""
+
+    def append(self, entries: Sequence[JournalEntry]) -> int:
+        """Store the entries not yet held (by id), in one transaction; returns how many were new."""
+        ...
+
+    def count(self, partition: Partition | None = None) -> int: ...
+    def purge(self, partition: Partition) -> int:
+        """Erase the partition's entries from every page the archive owns; returns how many there were."""
+        ...
+
+    def close(self) -> None: ...
 
 
 @runtime_checkable
