@@ -60,6 +60,6 @@ def test_a_question_naming_someone_finds_their_statement_not_greetings_to_them(t
              ("Caroline", "I went to a pride parade last week.")]  # fmt: skip
     for name, text in turns:
         memory.add([{"role": "user", "name": name, "content": text}], user_id="u", timestamp=when)
-    hits = memory.search("Where has Melanie camped?", user_id="u", limit=3)["results"]
+    hits = memory.search("Where did Melanie go camping?", user_id="u", limit=3)["results"]
     assert hits[0]["memory"] == "We went camping at the beach last summer."
     memory.close()
