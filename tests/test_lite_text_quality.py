@@ -39,6 +39,16 @@ CHATS: list[tuple[str, list[str]]] = [
             "switched from headspace to the Waking Up app and bumped it to 20 min a day",
         ],
     ),
+    (
+        "2024-09-02T08:30:00",
+        [
+            # Changes that name the old value: the current memory leaves the old clause out, words unchanged.
+            "ok big one: I left Northwind for a job at Globex, and we're out of Chengdu now, sad to leave Chengdu"
+            " but Lisbon is lovely",
+            "my favourite podcast is radiolab, I listen on every run",
+            "my favourite podcast is reply all now, radiolab has been dethroned",
+        ],
+    ),
 ]
 _DATE_WORDS = re.compile(
     r"^(?:on|in|around|the|week|of|before|after|weekend|\d+|january|february|march|april|may|june|july|august"
