@@ -99,14 +99,22 @@ def export_cmd(state: CliState, user: str | None, output: Path | None) -> None:
 
 @click.command("import")
 @click.argument("file", type=click.File("r", encoding="utf-8"))
+@click.option("--url", default=None, help="Import into this server instead (in batches under its 1 MiB limit).")
+@click.option("--api-key", envvar="MEMSCRIBE_API_KEY", default=None,
+              help="The server's API key with --url [env MEMSCRIBE_API_KEY].")  # fmt: skip
 @json_option
 @pass_state
-def import_cmd(state: CliState, file: IO[str]) -> None:
+def import_cmd(state: CliState, file: IO[str], url: str | None, api_key: str | None) -> None:
     """Import a JSONL export ('-' for stdin); records already present are skipped."""
     lines = file.read().splitlines()
-    memory = state.memory()
     with progress_bar("importing", len(lines), show=not state.json) as advance:
-        counts = memory.import_(lines, progress=advance)
+        if url is None:
+            counts = state.memory().import_(lines, progress=advance)
+        else:
+            from memscribe.client import MemoryClient
+
+            with MemoryClient(url, api_key) as client:
+                counts = client.import_(lines, progress=advance)
     emit(state.json, counts, lambda out: out.print(pairs_table(counts.items(), title="imported")))
 
 

@@ -4,7 +4,7 @@ so :class:`MemoryClient` and :class:`AsyncMemoryClient` differ only in how they 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -14,6 +14,7 @@ from memscribe.client._errors import error_from_response
 
 __all__ = [
     "JSON_HEADERS",
+    "NDJSON_HEADERS",
     "Call",
     "add",
     "decode",
@@ -25,7 +26,6 @@ __all__ = [
     "limit_of",
     "list_",
     "mem0_scope",
-    "ndjson",
     "purge",
     "search",
     "stats",
@@ -35,6 +35,7 @@ __all__ = [
 
 NDJSON = "application/x-ndjson"
 JSON_HEADERS = {"content-type": "application/json"}
+NDJSON_HEADERS = {"content-type": NDJSON}
 
 
 @dataclass(frozen=True)
@@ -251,15 +252,6 @@ def stats(user_id: object) -> Call:
 
 def export(user_id: object) -> Call:
     return Call("GET", "/v1/export", params={"user_id": user_id})
-
-
-def ndjson(lines: Iterable[str]) -> Iterator[bytes]:
-    """Export lines as an NDJSON request body, one line each."""
-    for number, line in enumerate(lines, start=1):
-        text = line.rstrip("\n")
-        if text.strip():
-            _check_text(text, f"import line {number}")
-            yield text.encode() + b"\n"
 
 
 def decode(status: int, content: bytes) -> Any:

@@ -9,8 +9,10 @@ from typing import IO, Any, cast
 import httpx
 
 from memscribe.client import _requests as rq
+from memscribe.client._batches import MAX_BATCH_BYTES, ImportProgress, batches
 from memscribe.client._errors import ServerUnavailable, error_from_response
 from memscribe.client._shared import DEFAULT_URL, headers_for
+from memscribe.errors import MemscribeError
 from memscribe.types import (
     AddResult,
     ForgetResult,
@@ -199,20 +201,29 @@ class MemoryClient:
             raise ServerUnavailable(f"{type(exc).__name__}: {exc}") from exc
         return lines if fp is None else None
 
-    def import_(self, lines: Iterable[str], *, progress: Callable[[int], None] | None = None) -> ImportResult:
-        """Load exported JSON lines (streamed to the server; idempotent)."""
-
-        def body() -> Any:
-            for chunk in rq.ndjson(lines):
-                if progress:
-                    progress(1)
-                yield chunk
-
-        try:
-            response = self._http.post("/v1/import", content=body(), headers={"content-type": rq.NDJSON})
-        except httpx.TransportError as exc:
-            raise ServerUnavailable(f"{type(exc).__name__}: {exc}") from exc
-        return cast(ImportResult, rq.decode(response.status_code, response.content))
+    def import_(
+        self,
+        lines: Iterable[str],
+        *,
+        progress: Callable[[int], None] | None = None,
+        batch_bytes: int = MAX_BATCH_BYTES,
+    ) -> ImportResult:
+        """Load exported JSON lines, in requests of at most ``batch_bytes`` (the server's 1 MiB limit). Each
+        batch is checked whole before any of it is written, and rows already present are skipped, so after a
+        failure (whose error says what was imported before it) running the import again adds nothing twice."""
+        done = ImportProgress()
+        for batch in batches(lines, batch_bytes):
+            try:
+                response = self._http.post("/v1/import", content=bytes(batch.body), headers=rq.NDJSON_HEADERS)
+                result = rq.decode(response.status_code, response.content)
+            except httpx.TransportError as exc:
+                raise done.failed(ServerUnavailable(f"{type(exc).__name__}: {exc}"), batch) from exc
+            except MemscribeError as exc:
+                raise done.failed(exc, batch) from None
+            done.done(batch, result)
+            if progress:
+                progress(batch.rows)
+        return done.result()
 
     def stats(self, *, user_id: object = None) -> StatsResult:
         """Counts for one user (over HTTP ``user_id`` is required)."""

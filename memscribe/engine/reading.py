@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from memscribe.core.limits import check_text
 from memscribe.core.messages import message_to_dict, parse_time
 from memscribe.core.records import JournalEntry, MemoryRecord
 from memscribe.core.text import keyword_terms
@@ -86,7 +87,12 @@ def mem0_scope(user_id: object, filters: Mapping[str, Any] | None) -> tuple[obje
         for key, value in part.items():
             if key in ("OR", "NOT", "AND"):
                 raise InvalidInput(f"filters.{key} is not supported; memscribe filters are one AND of fields")
-            flat[_MEM0_ALIASES.get(key, key)] = value
+            name = _MEM0_ALIASES.get(key, key)
+            if value is None:
+                continue
+            if name in flat and flat[name] != value:  # a later part must not silently override an earlier one
+                raise InvalidInput(f"filters give {key} twice with different values: pass it once")
+            flat[name] = value
     inner = flat.pop("user_id", None)
     if inner is not None and user_id is not None and inner != user_id:
         raise InvalidInput(f"user_id {user_id!r} and filters.user_id {inner!r} disagree")
@@ -171,6 +177,7 @@ def search(
         raise InvalidInput("query must be a non-empty string")
     if len(query) > 10_000:
         raise InvalidInput("query must be at most 10000 characters")
+    check_text(query, "query")
     if threshold is not None and (not isinstance(threshold, int | float) or not 0.0 <= threshold <= 1.0):
         raise InvalidInput(f"threshold must be a number from 0 to 1, got {threshold!r}")
     partition = core.partition(user_id)

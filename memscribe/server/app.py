@@ -78,8 +78,7 @@ def create_app(settings: ServerSettings) -> FastAPI:
     for module in (memories, mem0, mem0_platform, data, admin):
         app.include_router(module.router)
     mount_ui(app)
-    app.add_middleware(BodyLimitMiddleware, limit=settings.max_body_bytes,
-                       large={"/v1/import": settings.max_import_bytes})  # fmt: skip
+    app.add_middleware(BodyLimitMiddleware, limit=settings.max_body_bytes)
     if settings.cors_origins:
         from fastapi.middleware.cors import CORSMiddleware
 

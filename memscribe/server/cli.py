@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 import click
 
-from memscribe.server.settings import DEFAULT_IMPORT_BYTES, DEFAULT_PORT, MiB
+from memscribe.server.settings import DEFAULT_PORT, MAX_BODY_BYTES
 from memscribe.settings import Settings, memory_config, override, require_extra, resolve_settings
 
 __all__ = ["ENV_VARS", "register", "writer_options"]
@@ -78,16 +78,15 @@ def _keys(ctx: click.Context, keys_file: str | None) -> Any:
     multiple=True,
     help="Another Host name to answer (behind a proxy); others are refused.",
 )
-@click.option("--max-body", default=1 * MiB, show_default=True, type=click.IntRange(1024), help="Body limit, bytes.")
-@click.option("--max-import", default=DEFAULT_IMPORT_BYTES, show_default=True, type=click.IntRange(1024),
-              help="Body limit of POST /v1/import, bytes (at least --max-body).")  # fmt: skip
+@click.option("--max-body", default=MAX_BODY_BYTES, show_default=True, type=click.IntRange(1024, MAX_BODY_BYTES),
+              help="Request body limit of every route, bytes (at most 1 MiB).")  # fmt: skip
 @click.option("--keys-file", default=None, help="API key database (default: keys.db beside the store).")
 @click.option("--log-level", default="info", type=click.Choice(["debug", "info", "warning", "error"]))
 @writer_options
 @click.pass_context
 def serve(
     ctx: click.Context, host: str, port: int, no_auth: bool, admin_key: str | None, admin_key_file: str | None,
-    cors_origins: tuple[str, ...], allowed_hosts: tuple[str, ...], max_body: int, max_import: int,
+    cors_origins: tuple[str, ...], allowed_hosts: tuple[str, ...], max_body: int,
     keys_file: str | None,
     log_level: str, writer: str | None, embedder: str | None, llm: str | None, llm_base_url: str | None,
 ) -> None:  # fmt: skip
@@ -114,7 +113,7 @@ def serve(
         store_path=Path(str(chosen.db.value)), host=host, port=port,
         keys_path=Path(keys_file) if keys_file else None, admin_key=admin_key or None, no_auth=no_auth,
         default_tenant=config.tenant, writer=config.writer, embedder=config.embedder, cors_origins=cors_origins,
-        allowed_hosts=allowed_hosts, max_body_bytes=max_body, max_import_bytes=max(max_body, max_import),
+        allowed_hosts=allowed_hosts, max_body_bytes=max_body,
         llm=config.llm, llm_base_url=config.llm_base_url, llm_api_key=config.llm_api_key,
     )  # fmt: skip
     uvicorn.run(create_app(settings), host=host, port=port, log_config=None, access_log=False)

@@ -19,8 +19,9 @@ access_log = logging.getLogger("memscribe.server.access")
 
 def _over(limit: int, path: str) -> str:
     if path.startswith("/v1/import"):  # the one body a user may legitimately need larger: say how
-        return (f"import body over {limit} bytes: nothing was imported; split the file, raise the server's "
-                "--max-import, or run `memscribe import FILE` on the store's machine")  # fmt: skip
+        return (f"import body over {limit} bytes: nothing was imported; send it in batches "
+                "(`memscribe import FILE --url ...` and the Python clients do), or run `memscribe import FILE` "
+                "on the store's machine")  # fmt: skip
     return f"request body over {limit} bytes"
 
 
@@ -38,21 +39,18 @@ def _refusal(status: int, code: str, message: str) -> list[Message]:
 
 
 class BodyLimitMiddleware:
-    """Refuse bodies over ``limit`` bytes with 413: at once when Content-Length says so, otherwise as soon as
-    the streamed body passes the limit. ``large`` maps path prefixes to a larger limit (the JSONL import)."""
+    """Refuse bodies over ``limit`` bytes with 413, on every route: at once when Content-Length says so,
+    otherwise as soon as the streamed body passes the limit."""
 
-    def __init__(self, app: ASGIApp, *, limit: int, large: dict[str, int] | None = None) -> None:
-        self.app, self.limit, self.large = app, limit, large or {}
-
-    def _limit_for(self, path: str) -> int:
-        return next((n for prefix, n in self.large.items() if path.startswith(prefix)), self.limit)
+    def __init__(self, app: ASGIApp, *, limit: int) -> None:
+        self.app, self.limit = app, limit
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         path = scope.get("path", "")
-        limit = self._limit_for(path)
+        limit = self.limit
         declared = dict(scope.get("headers") or ()).get(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > limit:
             for message in _too_large(limit, path):

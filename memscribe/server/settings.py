@@ -9,12 +9,13 @@ from memscribe.config import MemoryConfig
 from memscribe.errors import ConfigError
 from memscribe.settings import is_loopback
 
-__all__ = ["DEFAULT_IMPORT_BYTES", "DEFAULT_PORT", "MiB", "ServerSettings", "is_loopback", "served_hosts"]
+__all__ = ["DEFAULT_PORT", "MAX_BODY_BYTES", "MiB", "ServerSettings", "is_loopback", "served_hosts"]
 
 DEFAULT_PORT = 8765
 MiB = 1024 * 1024  # bytes
-# An import is checked whole before anything is written, so the server holds all of it: this bounds that.
-DEFAULT_IMPORT_BYTES = 64 * MiB
+# No request body over this is accepted, on any route; a large import is sent as batches under it
+# (`memscribe import FILE --url ...` and the Python clients do that).
+MAX_BODY_BYTES = 1 * MiB
 
 
 @dataclass(frozen=True)
@@ -37,8 +38,7 @@ class ServerSettings:
     embedder: str = "local"
     cors_origins: tuple[str, ...] = ()
     allowed_hosts: tuple[str, ...] = ()  # extra Host names a proxy in front may send
-    max_body_bytes: int = 1 * MiB
-    max_import_bytes: int = DEFAULT_IMPORT_BYTES  # /v1/import only; `memscribe import FILE` has no limit
+    max_body_bytes: int = MAX_BODY_BYTES  # every route, /v1/import included; at most MAX_BODY_BYTES
     latency_window: int = 1024  # recent requests per route kept for latency percentiles
     llm: str | None = None  # "provider:model" for the LLM writers
     llm_base_url: str | None = None
@@ -49,8 +49,8 @@ class ServerSettings:
             raise ConfigError(f"--no-auth is allowed only on a loopback address, not {self.host!r}")
         if self.admin_key is not None and len(self.admin_key) < 16:
             raise ConfigError("the admin key must be at least 16 characters")
-        if self.max_body_bytes < 1024 or self.max_import_bytes < self.max_body_bytes:
-            raise ConfigError("max_body_bytes must be >= 1024 and max_import_bytes >= max_body_bytes")
+        if not 1024 <= self.max_body_bytes <= MAX_BODY_BYTES:
+            raise ConfigError(f"max_body_bytes must be from 1024 to {MAX_BODY_BYTES} (1 MiB)")
 
     def memory_config(self) -> MemoryConfig:
         """The library configuration every tenant's Memory is built with (store and embedder are shared)."""

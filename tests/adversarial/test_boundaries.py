@@ -271,3 +271,19 @@ def test_shutdown_on_a_full_disk_does_not_fail(tmp_path: Path, monkeypatch: pyte
     m.close()  # what SIGTERM runs: it must finish, the index is rebuilt from SQLite next time
     with Memory(tmp_path / "s.db", writer="raw", embedder="hash") as again:
         assert again.search("tea", user_id="u")["results"]
+
+
+def test_conflicting_and_parts_of_a_mem0_filter_are_refused_equal_ones_accepted(tmp_path: Path) -> None:
+    from memscribe.engine.reading import mem0_scope
+
+    with pytest.raises(InvalidInput, match="twice"):
+        mem0_scope(None, {"AND": [{"user_id": "a"}, {"user_id": "b"}]})
+    with pytest.raises(InvalidInput, match="twice"):
+        mem0_scope(None, {"AND": [{"user_id": "a"}, {"run_id": "s1"}, {"session_id": "s2"}]})
+    same = {"AND": [{"user_id": "a"}, {"user_id": "a"}, {"agent_id": "x"}]}
+    assert mem0_scope(None, same) == ("a", {"agent_id": "x"})
+    with Memory(tmp_path / "s.db", writer="raw", embedder="hash") as m:
+        m.add("I drink green tea", user_id="a")
+        with pytest.raises(InvalidInput):
+            m.search("tea", filters={"AND": [{"user_id": "a"}, {"user_id": "b"}]})
+        assert m.search("tea", filters={"AND": [{"user_id": "a"}, {"user_id": "a"}]})["results"]

@@ -134,3 +134,11 @@ def test_the_async_client_refuses_the_same() -> None:
 
     asyncio.run(main())
     assert sent == []
+
+
+@pytest.mark.parametrize("field", ["search query", "forget"])
+def test_a_local_query_with_a_lone_surrogate_is_refused_as_the_server_refuses_it(field: str, tmp_path: Path) -> None:
+    with Memory(tmp_path / "s.db", writer="raw", embedder="hash") as m:
+        m.add("I drink green tea", user_id="u")
+        with pytest.raises(InvalidInput, match="lone surrogate"):
+            CLIENT_CALLS[field](m)
