@@ -239,10 +239,11 @@ print("finished")
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(900)
 def test_sigkill_mid_database_import_then_rerun_has_every_turn_exactly_once(tmp_path: Path) -> None:
     root = tmp_path / "hermes"
     root.mkdir()
-    expected = write_hermes(root / "state.db", 1500, 8)
+    expected = write_hermes(root / "state.db", 800, 8)
     store, hub_db = tmp_path / "store.db", tmp_path / "store.hub.db"
     child = subprocess.Popen([sys.executable, "-c", _CHILD, str(root), str(store)], stdout=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 240
@@ -262,13 +263,13 @@ def test_sigkill_mid_database_import_then_rerun_has_every_turn_exactly_once(tmp_
     child.wait()
     from memscribe.hub.bench import HoldWriter
 
-    expected += write_hermes(root / "state.db", 10, 8, start=1500)  # the tool kept writing meanwhile
+    expected += write_hermes(root / "state.db", 10, 8, start=800)  # the tool kept writing meanwhile
     memory = Memory(store, writer=HoldWriter(), embedder="hash")
     hub = Hub(memory, hub_db, HubEnv(home=root, paths={"hermes": (root,)}), user="ada")
     hub.import_(["hermes"])
     seen = _contents(memory)
     assert sum(seen.values()) == expected and all(n == 1 for n in seen.values())
-    expected += write_hermes(root / "state.db", 5, 8, start=1510)
+    expected += write_hermes(root / "state.db", 5, 8, start=810)
     assert hub.import_(["hermes"]).turns == 40
     assert sum(_contents(memory).values()) == expected
     hub.close()

@@ -444,3 +444,99 @@ def test_openclaw_reads_a_json5_session_index(tmp_path: Path) -> None:
     finally:
         hub.close()
         memory.close()
+
+
+def _dsh_session(root: Path, name: str, version: int, events: list[dict[str, Any]], **header: Any) -> None:
+    folder = root / "sessions" / "--home-ada-quant--" / name
+    folder.mkdir(parents=True)
+    head = {"type": "session", "version": version, "id": name, "cwd": "/home/ada/quant", "createdAt": 1795300000000}
+    lines = [head | header] + [{"seq": i, "time": 1795300000000 + i * 1000, **e} for i, e in enumerate(events)]
+    (folder / f"session.v{version}.jsonl").write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+
+
+def _dsh_exchange(prompt: str, *, v4_tool: bool = False) -> list[dict[str, Any]]:
+    call = {"type": "tool-call", "id": "c1", "name": "bash", "arguments": '{"command": "pytest -q"}'}
+    result: dict[str, Any] = (
+        {
+            "role": "tool",
+            "toolCallId": "c1",
+            "content": [{"type": "text", "text": "3 passed"}],
+            "source": {"kind": "tool"},
+        }
+        if v4_tool
+        else {
+            "id": "r1",
+            "role": "user",
+            "source": {"kind": "tool", "callId": "c1"},
+            "content": [{"type": "tool-result", "toolCallId": "c1", "content": [{"type": "text", "text": "3 passed"}]}],
+        }
+    )
+    return [
+        {
+            "type": "user/message",
+            "data": {
+                "id": "u1",
+                "role": "user",
+                "source": {"kind": "user"},
+                "content": [{"type": "text", "text": prompt}],
+            },
+        },
+        {
+            "type": "assistant/message",
+            "data": {
+                "turn": 1,
+                "step": 1,
+                "message": {"id": "a1", "role": "assistant", "content": [call], "source": {"kind": "model"}},
+            },
+        },
+        {"type": "tool/result", "data": {"turn": 1, "step": 1, "message": result}},
+        {
+            "type": "assistant/message",
+            "data": {
+                "turn": 1,
+                "step": 2,
+                "message": {"id": "a2", "role": "assistant", "content": [{"type": "text", "text": "All green."}]},
+            },
+        },
+    ]
+
+
+def test_deepseek_harness_generations_v1_to_v3_and_a_newer_one_refused(tmp_path: Path) -> None:
+    from memscribe.hub import HubEnv
+
+    root = tmp_path / "dsh"
+    packed = {
+        "type": "text-chunks",
+        "seq0": 9,
+        "time0": 1,
+        "data": {"turn": 1, "step": 2, "index": 0, "dt": [1, 1, 1], "texts": ["All", " gre", "en."]},
+    }
+    seed = _dsh_exchange("a parent's prompt, replayed as the seed")[:1]
+    _dsh_session(root, "session-v1", 1, seed + _dsh_exchange("Run the v1 tests.") + [packed], seedLength=1)
+    _dsh_session(root, "session-v2", 2, _dsh_exchange("Run the v2 tests."))
+    developer = {
+        "type": "developer/message",
+        "data": {
+            "id": "d1",
+            "role": "developer",
+            "source": {"kind": "runtime"},
+            "content": [{"type": "text", "text": "Sandbox: on."}],
+        },
+    }
+    _dsh_session(root, "session-v3", 3, [developer, *_dsh_exchange("Run the v3 tests.", v4_tool=True)])
+    _dsh_session(root, "session-v9", 9, _dsh_exchange("From the future."))
+    memory, hub = open_hub(tmp_path, [], env=HubEnv(home=tmp_path, paths={"deepseek-harness": (root,)}))
+    try:
+        report = hub.import_(["deepseek-harness"])
+        (error,) = report.errors
+        assert "session-v9" in error["path"] and "v9 is newer" in error["error"]
+        found = turns_by_session(memory)
+        for version in (1, 2, 3):
+            messages = found[f"deepseek-harness:session-v{version}"]
+            assert [m["role"] for m in messages] == ["user", "assistant", "tool", "assistant"], version
+            assert messages[0]["content"] == f"Run the v{version} tests."
+            assert messages[2]["name"] == "bash" and messages[2]["content"] == "3 passed"
+        assert "deepseek-harness:session-v9" not in found
+    finally:
+        hub.close()
+        memory.close()

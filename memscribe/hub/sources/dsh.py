@@ -8,6 +8,12 @@ events. Only surface events reach the model: ``user/message`` (a person's prompt
 ``source.kind == 'user'``; everything else is injected context), ``assistant/message`` (``text``,
 ``reasoning``, ``tool-call`` blocks) and ``tool/result``. A fork's replayed seed is dropped. Sub-agents
 (``origin: 'subagent'``) are sessions of their own.
+
+Generations v1–v3 are read with the rules of both ends: v0/v1 packed ``*-chunks`` rows are skipped (they
+repeat the assembled messages), a tool result is either v0's user message of ``tool-result`` blocks or v4's
+``role: 'tool'`` message, ``developer/message`` (from 0.1.7) is injected context, and a seed is dropped by
+``seedLength`` or, from v4, by ``isSeeded`` and the last inherited ``session/end-seed``. A header version
+newer than v4 is an error naming the file, not a guess.
 """
 
 from __future__ import annotations
@@ -48,6 +54,7 @@ _LOG_PREFIXES = (
     "tool-call-chunks",
 )
 _INJECTED = ("system/message", "developer/message")
+NEWEST_VERSION = 4  # v0 from the persistence code, v4 from the v3→v4 migration notes; v1–v3 read as their union
 
 
 def pick_generation(directory: Path) -> Path | None:
@@ -89,6 +96,11 @@ class DeepSeekHarnessSource:
                 header = line
             else:
                 events.append(line)
+        version = header.get("version")
+        if isinstance(version, int) and version > NEWEST_VERSION:  # refuse to guess at a format from the future
+            raise ValueError(
+                f"{path}: session format v{version} is newer than this reader knows (v0–v{NEWEST_VERSION})"
+            )
         session = Session(
             id=str(header.get("id") or item.path.name),
             cwd=header.get("cwd"),
