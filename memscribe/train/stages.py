@@ -37,7 +37,16 @@ from memscribe.train.dataset import scenario_from_dict
 from memscribe.train.environment import MemoryEnv
 from memscribe.train.rewards import RewardWeights
 
-__all__ = ["EnvReward", "distill", "export", "grpo", "load_model", "lora", "serving_command", "sft"]
+__all__ = [
+    "EnvReward",
+    "distill",
+    "export",
+    "grpo",
+    "load_model",
+    "lora",
+    "serving_command",
+    "sft",
+]
 
 
 def load_model(path: str, gguf: str | None = None) -> tuple[Any, Any]:
@@ -70,19 +79,32 @@ def lora(model: PreTrainedModel, *, rank: int = 8, alpha: int = 16) -> Any:
     return get_peft_model(model, config)
 
 
-def _common(out_dir: Path, steps: int, lr: float, seed: int) -> dict[str, Any]:
-    return {
-        "output_dir": str(out_dir),
-        "max_steps": steps,
-        "learning_rate": lr,
-        "per_device_train_batch_size": 2,
-        "logging_steps": 1,
-        "save_strategy": "no",
-        "report_to": [],
-        "seed": seed,
-        "use_cpu": not torch.cuda.is_available(),
-        "disable_tqdm": True,
-    }
+def _run_trainer(
+    trainer_class: Any, config_class: Any, out_dir: Path, rows: Sequence[dict[str, Any]], *, steps: int, lr: float,
+    seed: int, batch_size: int = 2, config: dict[str, Any] | None = None, **trainer_args: Any,
+) -> Any:  # fmt: skip
+    """One TRL trainer over ``rows`` with the settings every stage shares (CPU unless CUDA is seen, no
+    checkpoints, no reporting, a loss logged every step), trained; returns the trainer."""
+    args = config_class(
+        output_dir=str(out_dir),
+        max_steps=steps,
+        learning_rate=lr,
+        per_device_train_batch_size=batch_size,
+        logging_steps=1,
+        save_strategy="no",
+        report_to=[],
+        seed=seed,
+        use_cpu=not torch.cuda.is_available(),
+        disable_tqdm=True,
+        **(config or {}),
+    )
+    trainer = trainer_class(args=args, train_dataset=Dataset.from_list(list(rows)), **trainer_args)
+    trainer.train()
+    return trainer
+
+
+def _losses(trainer: Any) -> list[float]:
+    return [float(e["loss"]) for e in trainer.state.log_history if "loss" in e]
 
 
 def sft(
@@ -102,12 +124,11 @@ def sft(
     kept = [row for row in rows if _prompt_tokens(tokenizer, row["messages"][:-1]) < max_length]
     if not kept:
         raise ValueError(f"every request is longer than max_length={max_length} tokens: nothing left to learn")
-    data = Dataset.from_list([{"prompt": row["messages"][:-1], "completion": row["messages"][-1:]} for row in kept])
-    common = _common(out_dir, steps, lr, seed) | {"per_device_train_batch_size": batch_size}
-    config = SFTConfig(**common, max_length=max_length, completion_only_loss=True)
-    trainer = SFTTrainer(model=model, args=config, train_dataset=data, processing_class=tokenizer)
-    trainer.train()
-    return [float(e["loss"]) for e in trainer.state.log_history if "loss" in e]
+    data = [{"prompt": row["messages"][:-1], "completion": row["messages"][-1:]} for row in kept]
+    trainer = _run_trainer(SFTTrainer, SFTConfig, out_dir, data, steps=steps, lr=lr, seed=seed,
+                           batch_size=batch_size, config={"max_length": max_length, "completion_only_loss": True},
+                           model=model, processing_class=tokenizer)  # fmt: skip
+    return _losses(trainer)
 
 
 def _prompt_tokens(tokenizer: PreTrainedTokenizerBase, messages: Sequence[dict[str, Any]]) -> int:
@@ -130,13 +151,10 @@ def distill(
     """Stage 1, token-level on-policy distillation (TRL ``DistillationTrainer``): the student answers the
     ``rl`` rows' requests itself and is trained towards ``teacher``'s next-token distribution (generalised JSD).
     Teacher and student must share the tokenizer. Returns the loss of every step."""
-    data = Dataset.from_list([{"prompt": row["prompt"]} for row in rows])
-    config = DistillationConfig(**_common(out_dir, steps, lr, seed), max_completion_length=max_completion_length)
-    trainer = DistillationTrainer(
-        model=model, teacher_model=teacher, args=config, train_dataset=data, processing_class=tokenizer
-    )
-    trainer.train()
-    return [float(e["loss"]) for e in trainer.state.log_history if "loss" in e]
+    trainer = _run_trainer(DistillationTrainer, DistillationConfig, out_dir, [{"prompt": r["prompt"]} for r in rows],
+                           steps=steps, lr=lr, seed=seed, config={"max_completion_length": max_completion_length},
+                           model=model, teacher_model=teacher, processing_class=tokenizer)  # fmt: skip
+    return _losses(trainer)
 
 
 class EnvReward:
@@ -193,22 +211,12 @@ def grpo(
     seed: int = 0,
 ) -> EnvReward:
     """Stage 2 on ``rl`` rows; returns the reward function, whose ``history`` holds every scored rollout."""
-    data = Dataset.from_list(
-        [{"prompt": r["prompt"], "scenario": json.dumps(r["scenario"]), "chunk": r["chunk"]} for r in rows]
-    )
+    data = [{"prompt": r["prompt"], "scenario": json.dumps(r["scenario"]), "chunk": r["chunk"]} for r in rows]
     reward = EnvReward(out_dir / "env", horizon=horizon)
-    common = _common(out_dir, steps, lr, seed)
-    common["per_device_train_batch_size"] = generations
-    config = GRPOConfig(
-        **common,
-        num_generations=generations,
-        max_completion_length=max_completion_length,
-        temperature=1.0,
-        beta=0.0,
-    )
-    funcs: list[Any] = [reward]
-    trainer = GRPOTrainer(model=model, reward_funcs=funcs, args=config, train_dataset=data, processing_class=tokenizer)
-    trainer.train()
+    config = {"num_generations": generations, "max_completion_length": max_completion_length, "temperature": 1.0,
+              "beta": 0.0}  # fmt: skip
+    _run_trainer(GRPOTrainer, GRPOConfig, out_dir, data, steps=steps, lr=lr, seed=seed, batch_size=generations,
+                 config=config, model=model, reward_funcs=[reward], processing_class=tokenizer)  # fmt: skip
     return reward
 
 
@@ -226,7 +234,7 @@ def serving_command(folder: Path) -> str:
     return (
         f"vllm serve {folder} --served-model-name memscribe-writer --port 8000\n"
         f"# or: python -m sglang.launch_server --model-path {folder} --port 8000\n"
-        f"# or: python convert_hf_to_gguf.py {folder} --outfile writer.gguf\n"
-        "#     llama-server -m writer.gguf --port 8000\n"
+        f"# or: memscribe train export-gguf --model {folder} --out writer.gguf --llama-cpp-sdist SDIST.tar.gz\n"
+        "#     llama-server -m writer.gguf --alias memscribe-writer --port 8000\n"
         "memscribe --writer pro --llm vllm:memscribe-writer --llm-base-url http://127.0.0.1:8000/v1 add ..."
     )

@@ -13,12 +13,12 @@ from typing import Any
 from memscribe.errors import ConfigError
 
 try:
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
     from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 except ImportError as error:  # pragma: no cover - exercised only without the extra
     raise ConfigError(f'the tiny model needs the train extra: pip install "memscribe[train]" ({error})') from None
 
-__all__ = ["CHAT_TEMPLATE", "tiny_model", "tiny_tokenizer"]
+__all__ = ["CHAT_TEMPLATE", "tiny_llama_tokenizer", "tiny_model", "tiny_tokenizer"]
 
 SPECIAL = ["<|pad|>", "<|end|>", "<|system|>", "<|user|>", "<|assistant|>"]
 CHAT_TEMPLATE = (
@@ -35,6 +35,24 @@ def tiny_tokenizer(texts: Iterable[str], *, vocab_size: int = 512) -> PreTrained
     trainer = trainers.BpeTrainer(
         vocab_size=vocab_size, special_tokens=SPECIAL, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
     )
+    core.train_from_iterator(texts, trainer=trainer)
+    fast: Any = PreTrainedTokenizerFast  # untyped constructor
+    tokenizer: PreTrainedTokenizerFast = fast(tokenizer_object=core, pad_token="<|pad|>", eos_token="<|end|>")
+    tokenizer.chat_template = CHAT_TEMPLATE
+    return tokenizer
+
+
+def tiny_llama_tokenizer(texts: Iterable[str], *, vocab_size: int = 600) -> PreTrainedTokenizerFast:
+    """A Llama-2-style BPE tokenizer trained on ``texts``: "▁" for spaces, the 256 ``<0xNN>`` byte tokens as
+    the fallback for anything unseen. llama.cpp's converter reads this shape without a known-model check, so
+    the tiny model converts to GGUF (``memscribe.train.to_gguf``)."""
+    core = Tokenizer(models.BPE(byte_fallback=True))
+    core.normalizer = normalizers.Sequence([normalizers.Prepend("▁"), normalizers.Replace(" ", "▁")])
+    core.decoder = decoders.Sequence(
+        [decoders.Replace("▁", " "), decoders.ByteFallback(), decoders.Fuse(), decoders.Strip(" ", 1, 0)]
+    )
+    byte_tokens = [f"<0x{value:02X}>" for value in range(256)]
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=SPECIAL + byte_tokens)
     core.train_from_iterator(texts, trainer=trainer)
     fast: Any = PreTrainedTokenizerFast  # untyped constructor
     tokenizer: PreTrainedTokenizerFast = fast(tokenizer_object=core, pad_token="<|pad|>", eos_token="<|end|>")
