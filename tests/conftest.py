@@ -35,5 +35,5 @@ def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MEMSCRIBE_HOME", str(tmp_path / "home"))
 
 
-from postgres.fixtures import pg_cluster  # noqa: E402, F401  (the throwaway PostgreSQL server, tests/postgres)
 from mariadb.server import mysql_server  # noqa: E402, F401  (the throwaway MariaDB server, tests/mariadb)
+from postgres.fixtures import pg_cluster  # noqa: E402, F401  (the throwaway PostgreSQL server, tests/postgres)
