@@ -40,7 +40,7 @@ ALLOWED: dict[str, set[str]] = {
     "hub": APP_BASE | {"mcp", "client"},
     "bench": APP_BASE | {"server", "client", "testing"},
     "train": APP_BASE | {"bench", "testing"},
-    "cli": APP_BASE | {"server", "mcp", "hub", "bench", "train"},  # the dispatcher registers every app
+    "cli": APP_BASE | {"server", "mcp", "hub", "bench", "train", "client"},  # the dispatcher registers every app
 }
 # Vector-index adapters behind stores.ports.VectorIndex (stores.local is the shared file-per-partition base).
 VECTOR_ADAPTERS = ("stores.qdrant", "stores.faiss", "stores.chroma")
