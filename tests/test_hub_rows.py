@@ -274,3 +274,60 @@ def test_sigkill_mid_database_import_then_rerun_has_every_turn_exactly_once(tmp_
     assert sum(_contents(memory).values()) == expected
     hub.close()
     memory.close()
+
+
+def test_twenty_kinds_of_secrets_in_database_tool_output_leave_no_byte_in_the_store(tmp_path: Path) -> None:
+    from test_hub_support import FIXTURES, store_bytes
+
+    secrets = [
+        line.split("\t", 1)[1]
+        for line in (FIXTURES / "secrets" / "SECRETS.txt").read_text().splitlines()
+        if line and not line.startswith("#")
+    ]
+    transcript = next((FIXTURES / "secrets").rglob("*.jsonl")).read_text()
+    output = "\n".join(  # the tool calls and output the Claude Code fixture carries them in, in real context
+        str(block.get("content") or (block.get("input") or {}).get("command") or "")
+        for line in transcript.splitlines()
+        for block in (json.loads(line).get("message") or {}).get("content") or []
+        if isinstance(block, dict) and block.get("type") in ("tool_result", "tool_use")
+    )
+    assert all(s in output for s in secrets)
+    env = fixture_env(tmp_path, ["hermes", "opencode", "cursor"])
+    hermes = sqlite3.connect(env.paths["hermes"][0] / "state.db")
+    with hermes:
+        hermes.execute(
+            "INSERT INTO messages (session_id, role, content, tool_call_id, tool_name, timestamp) "
+            "VALUES ('20261109_083000_d4e5f6', 'tool', ?, 'call_env', 'terminal', 1.8e9)",
+            (output,),
+        )
+    hermes.close()
+    opencode = sqlite3.connect(env.paths["opencode"][0] / "opencode.db")
+    part = {"type": "tool", "callID": "call_env", "tool": "bash", "state": {"status": "completed",
+            "input": {"command": "cat .env"}, "output": output}}  # fmt: skip
+    with opencode:
+        opencode.execute(
+            "INSERT INTO part VALUES ('prt_b02z', 'msg_b02', 'ses_5e2b7d11affeM3nBvCx8zL0qWe', 1, 1, ?)",
+            (json.dumps(part),),
+        )
+    opencode.close()
+    cursor = sqlite3.connect(env.paths["cursor"][0] / "User" / "globalStorage" / "state.vscdb")
+    bubble = {"type": 2, "bubbleId": "b-04", "text": "", "toolFormerData": {"name": "run_terminal_cmd",
+              "toolCallId": "t-env", "rawArgs": '{"command": "env"}', "result": output}}  # fmt: skip
+    with cursor:
+        cursor.execute(
+            "UPDATE cursorDiskKV SET value = ? WHERE key = 'bubbleId:c0mp-0001-aaaa:b-04'", (json.dumps(bubble),)
+        )
+    cursor.close()
+    memory, hub = open_hub(tmp_path, [], env=env)
+    report = hub.import_(["hermes", "opencode", "cursor"])
+    printed = json.dumps(report.as_dict(with_redactions=True))  # what `hub import --report --json` prints
+    assert report.errors == []
+    assert {r["source"] for r in report.redactions()} == {"hermes", "opencode", "cursor"}
+    per = Counter[str]()
+    for r in report.redactions():
+        per[r["source"]] += r["count"]
+    assert min(per.values()) >= 20, per
+    hub.close()
+    memory.close()
+    blob = store_bytes(tmp_path) + printed.encode()
+    assert [s for s in secrets if s.encode() in blob] == []
