@@ -24,9 +24,9 @@ def test_a_clause_that_ends_an_older_value_is_left_out() -> None:
 
 
 def test_a_negated_old_value_is_left_out_and_the_new_one_kept() -> None:
-    kept = drop_old_values("got results back: it's coeliac, not lactose at all. so gluten-free it is",
+    kept = drop_old_values("tests are in: it's coeliac, not lactose at all. so I'm off gluten now",
                            ["I'm lactose intolerant"])  # fmt: skip
-    assert "lactose" not in kept and "coeliac" in kept and "gluten-free" in kept
+    assert "lactose" not in kept and "coeliac" in kept and "off gluten" in kept
 
 
 def test_the_left_side_of_an_arrow_is_the_old_value() -> None:
@@ -45,6 +45,9 @@ def test_nothing_is_left_out_without_an_end_or_without_anything_new() -> None:
         "I still love Lyon, the food is great"
     )
     assert drop_old_values("I left Lyon", ["I live in Lyon"]) == "I left Lyon"
+    assert drop_old_values("I gave up knitting, it just wasn't for me", [], [], ["I love knitting"]) == (
+        "I gave up knitting, it just wasn't for me"
+    )
 
 
 def test_a_chinese_clause_that_ends_an_older_value_is_left_out() -> None:

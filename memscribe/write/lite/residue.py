@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from memscribe.read.topics import has_cjk
-from memscribe.write.lite.cues import ends
+from memscribe.read.topics import has_cjk, topics_of
+from memscribe.write.lite.cues import changes, ends
 from memscribe.write.lite.lazy import lazy
 from memscribe.write.lite.matching import content_tokens
 
@@ -132,6 +132,10 @@ def drop_old_values(
     kept = [i for i in range(len(pieces)) if i not in dropped]
     if not dropped or not any(marks[i] - owned for i in kept if marks[i]):
         return text  # nothing to leave out, or nothing new would be left: keep the statement whole
+    rest = " ".join(pieces[i][0] for i in kept)
+    gone = " ".join(pieces[i][0] for i in dropped)
+    if not (changes(rest) or topics_of(rest) & topics_of(gone)):
+        return text  # "I gave up knitting, it wasn't for me": the ending is the news, nothing replaces it
     return _join(pieces, dropped)
 
 
