@@ -32,6 +32,8 @@ __all__ = ["AsyncMemoryClient"]
 class AsyncMemoryClient:
     """Awaitable twin of :class:`MemoryClient`: the same methods, arguments, results and exceptions."""
 
+    import_batch_bytes = MAX_BATCH_BYTES  # the most one import request carries: the server's 1 MiB limit
+
     def __init__(
         self,
         base_url: str = DEFAULT_URL,
@@ -204,12 +206,11 @@ class AsyncMemoryClient:
         lines: Iterable[str],
         *,
         progress: Callable[[int], None] | None = None,
-        batch_bytes: int = MAX_BATCH_BYTES,
     ) -> ImportResult:
         """Load exported JSON lines in batches under the server's request limit; as
         :meth:`MemoryClient.import_` (each batch all or nothing, a rerun adds nothing twice)."""
         done = ImportProgress()
-        for batch in batches(lines, batch_bytes):
+        for batch in batches(lines, self.import_batch_bytes):
             try:
                 response = await self._http.post("/v1/import", content=bytes(batch.body), headers=rq.NDJSON_HEADERS)
                 result = rq.decode(response.status_code, response.content)

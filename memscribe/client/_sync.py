@@ -37,6 +37,8 @@ class MemoryClient:
     e.g. ``httpx.MockTransport`` or ``httpx.ASGITransport`` in tests.
     """
 
+    import_batch_bytes = MAX_BATCH_BYTES  # the most one import request carries: the server's 1 MiB limit
+
     def __init__(
         self,
         base_url: str = DEFAULT_URL,
@@ -206,13 +208,12 @@ class MemoryClient:
         lines: Iterable[str],
         *,
         progress: Callable[[int], None] | None = None,
-        batch_bytes: int = MAX_BATCH_BYTES,
     ) -> ImportResult:
-        """Load exported JSON lines, in requests of at most ``batch_bytes`` (the server's 1 MiB limit). Each
+        """Load exported JSON lines, in requests of at most ``import_batch_bytes`` (the server's 1 MiB limit). Each
         batch is checked whole before any of it is written, and rows already present are skipped, so after a
         failure (whose error says what was imported before it) running the import again adds nothing twice."""
         done = ImportProgress()
-        for batch in batches(lines, batch_bytes):
+        for batch in batches(lines, self.import_batch_bytes):
             try:
                 response = self._http.post("/v1/import", content=bytes(batch.body), headers=rq.NDJSON_HEADERS)
                 result = rq.decode(response.status_code, response.content)

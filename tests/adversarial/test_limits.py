@@ -161,7 +161,8 @@ def _lands_whole(lines: list[str], tmp_path: Path, batch: int) -> None:
     with TestClient(create_app(settings), base_url="http://127.0.0.1:8765") as tc:
         bridge = Bridge(tc)
         with MemoryClient("http://127.0.0.1:8765", transport=bridge) as client:
-            result = client.import_(lines, batch_bytes=batch)
+            client.import_batch_bytes = batch
+            result = client.import_(lines)
         assert len(bridge.sizes) >= 5 and max(bridge.sizes) <= batch
         kinds = _rows(lines)
         assert result == {"episodes": kinds["episode"], "memories": kinds["memory"], "journal": kinds["journal"],
@@ -172,12 +173,14 @@ def _lands_whole(lines: list[str], tmp_path: Path, batch: int) -> None:
 def _fails_then_reruns(lines: list[str], client: TestClient, batch: int) -> None:
     bridge = Bridge(client, fail_at=3)
     broken = MemoryClient("http://127.0.0.1:8765", transport=bridge)
+    broken.import_batch_bytes = batch
     with broken, pytest.raises(ServerUnavailable, match=r"imported before it: 2 batch\(es\)") as raised:
-        broken.import_(lines, batch_bytes=batch)
+        broken.import_(lines)
     before: Any = raised.value.imported  # type: ignore[attr-defined]
     assert 0 < before["episodes"] == _stored(client)["episodes"]
     with MemoryClient("http://127.0.0.1:8765", transport=Bridge(client)) as again:
-        result = again.import_(lines, batch_bytes=batch)
+        again.import_batch_bytes = batch
+        result = again.import_(lines)
     assert result["skipped"] == sum(before.values()) - before["skipped"]
     _check_whole(client, lines)
 
@@ -207,13 +210,15 @@ def test_a_bad_line_stores_nothing_of_its_batch_and_is_named(small: list[str], c
     middle = len(broken) // 2
     broken[middle] = '{"kind": "memory", "scope": {}}'
     c = MemoryClient("http://127.0.0.1:8765", transport=Bridge(client))
+    c.import_batch_bytes = SMALL
     with c, pytest.raises(InvalidInput, match=f"^line {middle + 1}: .*imported before it") as raised:
-        c.import_(broken, batch_bytes=SMALL)
+        c.import_(broken)
     before: Any = raised.value.imported  # type: ignore[attr-defined]
     assert _stored(client)["episodes"] == before["episodes"]
     assert sum(before.values()) < len(small) - 1  # the bad line's batch and those after it are not in
     with MemoryClient("http://127.0.0.1:8765", transport=Bridge(client)) as c:
-        c.import_(small, batch_bytes=SMALL)
+        c.import_batch_bytes = SMALL
+        c.import_(small)
     _check_whole(client, small)
 
 
