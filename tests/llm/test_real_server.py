@@ -106,7 +106,8 @@ def test_pro_adds_sync(qwen: LocalServer, tmp_path: Path) -> None:
             assert says_what_happened(memory.add(text, user_id="u", timestamp=T0 + timedelta(days=n)))
         consistent(memory)
         ops = memory._core.store.journal(("default", "u"))
-    assert writer.stats.calls >= len(TURNS) and writer.stats.failures == 0
+    # A chunk the lite rules fully keep costs no call (the lossless base), so not every add asks the model.
+    assert 1 <= writer.stats.calls <= len(TURNS) and writer.stats.failures == 0
     accepted = [e for e in ops if e.accepted]
     assert accepted and all(e.writer for e in accepted)
 
@@ -199,14 +200,17 @@ def test_smollm2_output_never_corrupts_the_store(
               else HybridWriter(chat, max_tokens=48, repair=bounds))  # fmt: skip
     clock = FrozenClock(T0)
     with Memory(tmp_path / "smol.db", writer=writer, embedder="hash", clock=clock) as memory:
+        told: dict[str, list[str]] = {}
         for n in range(adds):
             clock.set(T0 + timedelta(days=n))
-            result = memory.add(SAID[n % len(SAID)], user_id=f"u{n % 3}", timestamp=clock.now())
+            user, text = f"u{n % 3}", SAID[n % len(SAID)]
+            told.setdefault(user, []).append(text)
+            result = memory.add(text, user_id=user, timestamp=clock.now())
             assert says_what_happened(result), result
         consistent(memory)
         if writer_name == "pro":
-            for user in ("u0", "u1", "u2"):
+            for user, heard in told.items():  # the lossless base keeps what was said, to whom it was said
                 texts = " ".join(r["memory"] for r in memory.list(user_id=user)["results"])
-                assert "Rex" in texts, (user, texts)  # the lossless base keeps what was said
+                assert any("Rex" in t for t in heard) == ("Rex" in texts), (user, texts)
     # No content check beyond that: what SmolLM2 gets accepted may be wrong; the guarantees are the ones above.
     assert writer.stats.failures == 0
