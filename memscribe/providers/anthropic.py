@@ -185,13 +185,10 @@ class AnthropicChat:
 
     def _counted(self, payload: Mapping[str, Any], schema: Schema | None, latency_ms: float) -> ChatResult:
         """Parse a reply and add its cost to :attr:`totals`, also when the output is unusable."""
-        try:
-            result = self.parse_response(payload, schema, latency_ms=latency_ms)
-        except ModelOutputError:
-            self.totals.add(self.usage_of(payload, latency_ms), failed=True)
-            raise
-        self.totals.add(result.usage)
-        return result
+        return self.totals.counted(
+            lambda: self.parse_response(payload, schema, latency_ms=latency_ms),
+            lambda: self.usage_of(payload, latency_ms),
+        )
 
     def _tool_answer(self, blocks: list[Any], schema: Schema, text: str, finish: Any) -> tuple[Any, str]:
         calls = [b for b in blocks if isinstance(b, Mapping) and b.get("type") == "tool_use" and b.get("name") == _TOOL]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -78,6 +78,16 @@ class UsageTotals:
             self.tokens_out += usage.tokens_out
             self.latency_ms += usage.latency_ms
             self.failed += int(failed)
+
+    def counted(self, parse: Callable[[], ChatResult], usage: Callable[[], Usage]) -> ChatResult:
+        """``parse()`` a reply and add its cost; when the output is unusable, ``usage()`` is added as failed."""
+        try:
+            result = parse()
+        except ModelOutputError:
+            self.add(usage(), failed=True)
+            raise
+        self.add(result.usage)
+        return result
 
     def as_dict(self) -> dict[str, int]:
         with self._lock:

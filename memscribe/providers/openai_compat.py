@@ -258,13 +258,10 @@ class OpenAICompatChat:
 
     def _counted(self, payload: Mapping[str, Any], schema: Schema | None, latency_ms: float) -> ChatResult:
         """Parse a reply and add its cost to :attr:`totals`, also when the output is unusable."""
-        try:
-            result = self.parse_response(payload, schema, latency_ms=latency_ms)
-        except ModelOutputError:
-            self.totals.add(self.usage_of(payload, latency_ms), failed=True)
-            raise
-        self.totals.add(result.usage)
-        return result
+        return self.totals.counted(
+            lambda: self.parse_response(payload, schema, latency_ms=latency_ms),
+            lambda: self.usage_of(payload, latency_ms),
+        )
 
     def close(self) -> None:
         """Close the HTTP connections."""
