@@ -29,3 +29,15 @@ def test_with_complete_scores_the_better_match_wins() -> None:
     keyword = {ids[1]: 5.0}
     out = rerank_hits("What closed the harbour?", fused, records, set(), vector, keyword)  # type: ignore[arg-type]
     assert [vid for vid, _ in out] == [ids[1], ids[0]]
+
+
+def test_recency_on_the_topic_counts_among_the_person_asked_about() -> None:
+    from test_lite_support import at, record
+
+    mine = record("I rent a flat in Leeds near the station.", valid_from=at(2023, 1, 1))
+    hers = record("she sent me pics of her new flat in York.", subject="user's sister", valid_from=at(2023, 6, 1))
+    records = {mine.version_id: mine, hers.version_id: hers}
+    fused = [(hers.version_id, 0.033), (mine.version_id, 0.032)]
+    vector = {hers.version_id: 0.5, mine.version_id: 0.42}
+    out = rerank_hits("Where do I live?", fused, records, {"user"}, vector, {})  # type: ignore[arg-type]
+    assert [vid for vid, _ in out] == [mine.version_id, hers.version_id]

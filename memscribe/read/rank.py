@@ -156,8 +156,12 @@ def rerank_hits(
         fused = [(vid, relevance[vid]) for vid, _ in fused]
     wanted = topics_of(query)
     on_topic = [vid for vid, _ in fused if vid in records and wanted & _topics(records[vid])]
-    newest = sorted(on_topic, key=lambda vid: records[vid].valid_from)
+    # The newest statement on the topic is preferred among those about whom the query asks: a sister's move
+    # is newer than the user's, and says nothing about where the user lives now.
+    theirs = [vid for vid in on_topic if not about or records[vid].subject.lower() in about]
+    newest = sorted(theirs, key=lambda vid: records[vid].valid_from)
     recency = {vid: (i + 1) / len(newest) for i, vid in enumerate(newest)}
+    on_topic_set = set(on_topic)
     every = sorted((vid for vid, _ in fused if vid in records), key=lambda vid: records[vid].valid_from)
     age = {vid: (i + 1) / len(every) for i, vid in enumerate(every)}
     when = _ASKS_WHEN.search(query) is not None
@@ -170,9 +174,9 @@ def rerank_hits(
         factor = _shape(record, about, query) * (1.0 + _RECENT_ANY * age[vid]) * _answer_type(query, record, when)
         if named and not _is_about(record.subject.lower(), named):
             factor *= _SHAPE["unnamed"]
-        if vid in recency:
+        if vid in on_topic_set:
             shared = len(wanted & _topics(record)) / len(wanted)
-            factor *= (1.0 + (_TOPIC - 1.0) * shared) * (1.0 + _RECENT * recency[vid])
+            factor *= (1.0 + (_TOPIC - 1.0) * shared) * (1.0 + _RECENT * recency.get(vid, 0.0))
         scored.append((vid, score * factor))
     order = {vid: i for i, (vid, _) in enumerate(fused)}
     return sorted(scored, key=lambda item: (-item[1], order[item[0]]))
