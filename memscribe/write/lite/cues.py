@@ -45,7 +45,7 @@ _TEMPORARY = lazy(
     r"\b(?:business trip|work trip|trip|on vacation|on holiday|holiday in|vacation in|visiting|staying"
     r"|stay(?:ing)? with|for (?:a|one|two|three|four|five|six|a few|a couple of|\d+) (?:days?|weeks?|months?"
     r"|nights?)|this quarter|for the summer|for the month|until|till|hotel|airbnb|sublet|temporarily"
-    r"|temporary|for now|in the hospital|hospital stay|conference|back (?:on|in|by) (?:monday|tuesday"
+    r"|temporary|in the hospital|hospital stay|conference|back (?:on|in|by) (?:monday|tuesday"
     r"|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august"
     r"|september|october|november|december)|sending me to|flying to|fly to|heading to)\b"
     r"|出差|旅游|旅行|酒店|度假|住院|暂时|两周|一周|几天|viaje|vacaciones|hotel|voyage|vacances"

@@ -17,6 +17,7 @@ from memscribe.core.clock import Clock
 from memscribe.core.records import Episode, Layer, MemoryDraft, Operation, Owner, Usage
 from memscribe.read.topics import has_cjk, topics_of
 from memscribe.write.lite.cues import hypothetical
+from memscribe.write.lite.holding import split_by_holding
 from memscribe.write.lite.language import someone_else, statement_drop_reason
 from memscribe.write.lite.lazy import lazy
 from memscribe.write.lite.ledger import Ledger, Pending
@@ -186,7 +187,10 @@ class _EpisodeRun:
             facts_said, wishes = [], readings
         elif not any(r[2] is None or r[1].facts for r in wishes):
             facts_said, wishes = readings, []
-        for group in (facts_said, wishes):
+        groups = split_by_holding(
+            facts_said, text=lambda r: r[0].text, substantial=lambda r: r[2] is None or bool(r[1].facts)
+        )
+        for group in (*groups, wishes):
             if group:
                 self._remember(_group_text(unit, [r[0] for r in group], requests), group)
 

@@ -1,0 +1,32 @@
+"""A unit that says something for good and something for a while keeps two memories."""
+
+from __future__ import annotations
+
+from test_lite_support import ListCandidates, propose
+
+from memscribe.write.lite.holding import split_by_holding
+
+
+def test_a_stay_is_kept_apart_from_the_home_it_leaves() -> None:
+    said = "our flat in Leeds is getting a new roof so we're staying at my aunt's in York for 3 weeks."
+    ops = propose(ListCandidates(), ("user", said))
+    drafts = [op.draft for op in ops if op.draft is not None]
+    home = [d for d in drafts if "Leeds" in d.text]
+    stay = [d for d in drafts if "York" in d.text]
+    assert home and stay
+    assert all("York" not in d.text and "temporary" not in d.tags for d in home)
+    assert all("Leeds" not in d.text and "temporary" in d.tags for d in stay)
+
+
+def test_a_message_that_is_all_stay_stays_whole() -> None:
+    said = "in Lisbon for two weeks for work. the hotel has a rooftop pool."
+    ops = propose(ListCandidates(), ("user", said))
+    drafts = [op.draft for op in ops if op.draft is not None and op.draft.slot is None]
+    assert len(drafts) == 1 and "Lisbon" in drafts[0].text and "rooftop" in drafts[0].text
+
+
+def test_fragments_stay_with_the_lasting_statements() -> None:
+    items = [("ok so", False), ("I live in Leeds", True), ("staying in York for a week", True)]
+    groups = split_by_holding(items, text=lambda i: i[0], substantial=lambda i: i[1])
+    assert groups == [[items[0], items[1]], [items[2]]]
+    assert split_by_holding(items[:2], text=lambda i: i[0], substantial=lambda i: i[1]) == [items[:2]]
