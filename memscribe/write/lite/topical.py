@@ -22,6 +22,7 @@ from memscribe.core.records import MemoryDraft, MemoryRecord, Operation, OpKind,
 from memscribe.read.topics import MULTI_TOPICS
 from memscribe.write.lite.cues import changes, ends, hypothetical, temporary
 from memscribe.write.lite.ledger import Ledger, Pending
+from memscribe.write.lite.levels import ladder_steps, stepped_past
 from memscribe.write.lite.matching import content_tokens, stem
 from memscribe.write.lite.revise import draft_from_record
 
@@ -90,6 +91,7 @@ class TopicReplacer:
             return
         said = draft.metadata.get("said")
         said = said if isinstance(said, str) else draft.text  # cues are read in the words as said
+        self._step_up(entry, draft, said, at, speaker)
         ending = ends(said)  # "handed in my notice. going freelance" ends a job even as it goes on
         single = topics - MULTI_TOPICS
         multi = topics & MULTI_TOPICS if "ended" in draft.tags else set()
@@ -111,6 +113,17 @@ class TopicReplacer:
                 shared = _topics(record.metadata) & topics or ({"measure"} if common else set())
             if shared:
                 self._close(entry, record, start, at, speaker, sorted(shared))
+
+    def _step_up(self, entry: Pending, draft: MemoryDraft, said: str, at: datetime, speaker: str) -> None:
+        """A newer step on a ladder ("3rd year starts today" after "2nd year nursing student") closes the older
+        statements of the subject that name a step it leaves behind."""
+        steps = ladder_steps(said)
+        if not steps:
+            return
+        start = draft.valid_from or at
+        for record in self._candidates(draft):
+            if self._comparable(record, draft, start) and (ladders := stepped_past(steps, record.text)):
+                self._close(entry, record, start, at, speaker, ladders)
 
     def _candidates(self, draft: MemoryDraft) -> list[MemoryRecord]:
         return self.ledger.stored_similar(draft.text, Owner.USER, limit=_CANDIDATES)

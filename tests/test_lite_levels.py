@@ -1,0 +1,39 @@
+"""A newer step on a ladder (an exam level, a year of study, a grade, a race time) replaces the older step."""
+
+from __future__ import annotations
+
+from test_lite_support import ListCandidates, at, say
+
+from memscribe.write.lite.levels import ladder_steps, stepped_past
+
+
+def _current(store: ListCandidates) -> list[str]:
+    return [r.text for r in store.records if r.retired_at is None and r.valid_to is None]
+
+
+def test_steps_are_read_by_their_shape() -> None:
+    assert ladder_steps("passed JLPT N4!! next is N3") == {"jlpt": frozenset({"4", "3"})}
+    assert ladder_steps("2nd year nursing student") == {"year": frozenset({"2"})}
+    assert ladder_steps("she started third grade") == {"grade": frozenset({"3"})}
+    assert ladder_steps("a 2 year old lab mix, 4 years ago") == {}
+    assert stepped_past(ladder_steps("my German is B1 now"), "my German is A2") == ["cefr"]
+    assert stepped_past(ladder_steps("still 2nd year"), "2nd year nursing student") == []
+
+
+def test_a_new_exam_level_closes_the_older_one_without_a_change_cue() -> None:
+    store = ListCandidates()
+    say(store, "passed JLPT N4!! next is N3 in december, kanji here I come", at(2023, 7, 10))
+    say(store, "N3 results came in, PASSED", at(2024, 1, 25))
+    current = _current(store)
+    assert any("N3 results" in t for t in current)
+    assert not any("N4" in t for t in current)
+
+
+def test_a_new_year_of_study_closes_the_older_year_and_keeps_other_ladders() -> None:
+    store = ListCandidates()
+    say(store, "2nd year nursing student at Temple and clinicals are eating my life.", at(2023, 2, 10))
+    say(store, "my half marathon PR is 1:52:10 and I want sub 1:50.", at(2023, 3, 1))
+    say(store, "3rd year nursing starts today!! peds rotation first.", at(2023, 9, 5))
+    current = _current(store)
+    assert not any("2nd year" in t for t in current)
+    assert any("1:52:10" in t for t in current) and any("3rd year" in t for t in current)
