@@ -15,11 +15,11 @@ import re
 from collections.abc import Iterable
 
 from memscribe.read.topics import has_cjk, topics_of
-from memscribe.write.lite.cues import changes, ends
+from memscribe.write.lite.cues import changes, end_cues, ends
 from memscribe.write.lite.lazy import lazy
 from memscribe.write.lite.matching import content_tokens
 
-__all__ = ["drop_old_values"]
+__all__ = ["drop_old_values", "ended_values"]
 
 # Clause boundaries: punctuation, dashes, arrows, and "and"/"but"/"so" that open a new clause.
 _BOUNDARY = lazy(
@@ -34,9 +34,13 @@ _ENDED = lazy(
     r"\b(?:no longer|anymore|any more|not|no|never|nothing like|isn't|wasn't|aren't|ex|former|formerly|used to"
     r"|left|leave|leaving|quit|quitting|resigned|stepped down|stepping down|over|done with|dethroned|replaced"
     r"|instead of|rather than|sorry|goodbye|bye|got out of|moved out|moving out|less than|sold"
-    r"|gave up|stopped|passed away|died|rip)\b"
+    r"|gave up|stopped|passed away|died|rip|last day)\b"
     r"|离职|辞职|离开|不再|不是|告别|以前|之前|原来|从",
     re.IGNORECASE,
+)
+_DATE = lazy(
+    r"\b(?:on |in |since )?(?:\d{1,2} )?(?:January|February|March|April|May|June|July|August|September|October"
+    r"|November|December)(?: \d{1,2})?(?:,? (?:19|20)\d{2})?\b|\b\d{4}-\d{2}-\d{2}\b"
 )
 _QUOTES = re.compile(r"['‘’\"“”]+(?=\W|$)|(?<!\w)['‘’\"“”]+")
 _OVER = lazy(r"\b(?:is|'s|are|was) (?:so |totally |officially )?over\b", re.IGNORECASE)
@@ -123,8 +127,9 @@ def drop_old_values(
         if after.strip() in ("→", "->") and i + 1 < len(pieces) and marks[i + 1] - marks[i]:
             dropped.add(i)  # "Megan Pryce → Megan Doyle": the left side of an arrow is what it was
             continue
-        if not _ENDED.search(clause) or any(ch.isdigit() for w in marks[i] - held for ch in w):
-            continue  # no end said, or a new number or date said with it
+        undated = _marks(_DATE.sub(" ", clause))  # when it ended is no new value: "last day at X was on 28 April"
+        if not _ENDED.search(clause) or any(ch.isdigit() for w in undated - held for ch in w):
+            continue  # no end said, or a new number said with it
         elsewhere = set().union(*(m for j, m in enumerate(marks) if j != i))
         known = owned if ends(clause) or _OVER.search(clause) else held
         if (marks[i] & known) - elsewhere:
@@ -150,3 +155,25 @@ def _join(pieces: list[tuple[str, str]], dropped: set[int]) -> str:
             clause = _LEADING.sub("", clause.lstrip())  # "but" went with the clause it contrasted
         parts.append(clause + after)
     return re.sub(r"\s{2,}", " ", "".join(parts)).strip(" ,;:—–-")
+
+
+# Words of an end clause that say when or how it ended, not what ended.
+_NOT_VALUES = lazy(
+    r"\b(?:said|put|to sleep|last|final|january|february|march|april|may|june|july|august|september|october"
+    r"|november|december|monday|tuesday|wednesday|thursday|friday|saturday|sunday|today|yesterday|week"
+    r"|weekend|month|year)\b",
+    re.IGNORECASE,
+)
+
+
+def ended_values(text: str) -> set[str]:
+    """The words that name what ended, just after an end cue ("last day at target was friday" → {"target"},
+    "sold the civic to my neighbour" → {"civic"}): content words of three letters or more among the next four
+    words of the clause, without topic cues, numbers or dates."""
+    out: set[str] = set()
+    for match in end_cues(text):
+        after = re.split(r"[,;:!?.。，；！？—–()]", text[match.end() :], maxsplit=1)[0]
+        near = " ".join(after.split()[:4])
+        plain = _NOT_VALUES.sub(" ", near)
+        out |= {w for w in _marks(plain) if not any(ch.isdigit() for ch in w) and not topics_of(w) and not has_cjk(w)}
+    return out

@@ -24,6 +24,7 @@ from memscribe.write.lite.cues import changes, ends, hypothetical, temporary
 from memscribe.write.lite.ledger import Ledger, Pending
 from memscribe.write.lite.levels import ladder_steps, stepped_past
 from memscribe.write.lite.matching import content_tokens, stem
+from memscribe.write.lite.residue import ended_values
 from memscribe.write.lite.revise import draft_from_record
 
 __all__ = ["TopicReplacer", "statement_tags"]
@@ -92,6 +93,7 @@ class TopicReplacer:
         said = draft.metadata.get("said")
         said = said if isinstance(said, str) else draft.text  # cues are read in the words as said
         self._step_up(entry, draft, said, at, speaker)
+        self._end_values(entry, draft, said, at, speaker)
         ending = ends(said)  # "handed in my notice. going freelance" ends a job even as it goes on
         single = topics - MULTI_TOPICS
         multi = topics & MULTI_TOPICS if "ended" in draft.tags else set()
@@ -124,6 +126,20 @@ class TopicReplacer:
         for record in self._candidates(draft):
             if self._comparable(record, draft, start) and (ladders := stepped_past(steps, record.text)):
                 self._close(entry, record, start, at, speaker, ladders)
+
+    def _end_values(self, entry: Pending, draft: MemoryDraft, said: str, at: datetime, speaker: str) -> None:
+        """What a statement says ended ("last day at target was friday", "sold the civic") closes the subject's
+        older plain statements that name it, whatever their topic: "store manager at Target" no longer holds."""
+        values = ended_values(said)
+        if not values:
+            return
+        start = draft.valid_from or at
+        # Found by the words as said: the memory's own text may have left the ended value out.
+        for record in self.ledger.stored_similar(said, Owner.USER, limit=_CANDIDATES):
+            if record.slot is not None or not self._comparable(record, draft, start):
+                continue  # slot facts are closed by their own rules, by value
+            if named := values & content_tokens(record.text):
+                self._close(entry, record, start, at, speaker, [f"the end of '{w}'" for w in sorted(named)])
 
     def _candidates(self, draft: MemoryDraft) -> list[MemoryRecord]:
         return self.ledger.stored_similar(draft.text, Owner.USER, limit=_CANDIDATES)

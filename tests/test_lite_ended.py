@@ -1,0 +1,32 @@
+"""What a statement says ended closes the older statements that name it, and leaves the current text."""
+
+from __future__ import annotations
+
+from test_lite_support import ListCandidates, at, say
+
+from memscribe.write.lite.residue import drop_old_values, ended_values
+
+
+def _current(store: ListCandidates) -> list[str]:
+    return [r.text for r in store.records if r.retired_at is None and r.valid_to is None]
+
+
+def test_the_words_just_after_an_end_cue_name_what_ended() -> None:
+    assert ended_values("last day at target was on 28 April 2023, le wagon starts monday") == {"target"}
+    assert ended_values("sold the civic to my neighbour's kid for $4k") == {"civic"}
+    assert ended_values("not sure about this one") == set()
+
+
+def test_a_last_day_closes_the_statement_of_the_job_and_leaves_the_new_one() -> None:
+    store = ListCandidates()
+    say(store, "store manager at Brightmart for 6 years.", at(2023, 1, 10))
+    say(store, "ok I did it. last day at brightmart was on 28 April 2023, I joined the bootcamp.", at(2023, 5, 1))
+    current = _current(store)
+    assert not any("store manager" in t for t in current)
+    assert any("bootcamp" in t and "brightmart" not in t.lower() for t in current)
+
+
+def test_the_date_an_end_is_said_with_is_no_new_value() -> None:
+    older = ["SDE at Northwind."]
+    said = "said bye to my northwind team on 1 August 2023, they got me a cake. first day at Contoso is monday"
+    assert drop_old_values(said, older, [], older) == "they got me a cake. first day at Contoso is monday"
