@@ -30,3 +30,24 @@ def test_the_date_an_end_is_said_with_is_no_new_value() -> None:
     older = ["SDE at Northwind."]
     said = "said bye to my northwind team on 1 August 2023, they got me a cake. first day at Contoso is monday"
     assert drop_old_values(said, older, [], older) == "they got me a cake. first day at Contoso is monday"
+
+
+def test_an_end_joined_to_a_switch_by_and_leaves_the_current_text() -> None:
+    older = ["learning portuguese on duolingo every night"]
+    assert drop_old_values("ok I gave up on portuguese and switched to italian.", older, [], older) == (
+        "switched to italian."
+    )
+
+
+def test_a_thing_that_is_dead_is_over() -> None:
+    older = ["gym at 6am before work, every weekday"]
+    said = "starting the new job monday, shift is 7 to 3:30, so the 6am gym thing is dead."
+    assert drop_old_values(said, older, [], older) == "starting the new job monday, shift is 7 to 3:30."
+
+
+def test_they_acting_on_the_speaker_is_the_speakers_own_news() -> None:
+    from memscribe.write.lite.language import someone_else
+
+    assert someone_else("they cancelled the search and gave me the job for real") is None
+    assert someone_else("they moved to Leeds last year") == "someone"
+    assert someone_else("she's all settled, sent me pics of her place") == "someone"

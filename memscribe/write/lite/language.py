@@ -129,5 +129,7 @@ def someone_else(text: str) -> str | None:
     match = _CJK_RELATIVE_LEAD.match(head) if has_cjk(head) else _RELATIVE_LEAD.match(head)
     if match is None or _SELF_TOO.search(head[match.end() :]):
         return None
+    if (match.groupdict().get("pro") or "").lower() == "they" and _SELF_TOO.search(text):
+        return None  # "they cancelled the search and gave me the job": an employer acting on the speaker
     rel = match.groupdict().get("rel")
     return rel.lower() if rel else "someone"

@@ -26,7 +26,8 @@ _BOUNDARY = lazy(
     r"(\s*(?:[,;:!?.。，；！？、]+|\s[—–-]+\s|→|->|\s\((?=\w)|\)\s?)\s*"
     r"|\s+(?:but|so|and|AND|though|although|while|whereas)\s+(?=(?:i|i'm|i've|we|we're|my|our|it|it's|the|he|she"
     r"|they|now|then|that|this|there)\b)"
-    r"|\s+(?:but|so|though)\s+)",
+    r"|\s+(?:but|so|though)\s+"
+    r"|\s+and\s+(?=(?:switched|moved|started|joined|went|took up|changed|now)\b))",
     re.IGNORECASE,
 )
 # What says a value stopped holding, inside one clause.
@@ -34,7 +35,7 @@ _ENDED = lazy(
     r"\b(?:no longer|anymore|any more|not|no|never|nothing like|isn't|wasn't|aren't|ex|former|formerly|used to"
     r"|left|leave|leaving|quit|quitting|resigned|stepped down|stepping down|over|done with|dethroned|replaced"
     r"|instead of|rather than|sorry|goodbye|bye|got out of|moved out|moving out|less than|sold"
-    r"|gave up|stopped|passed away|died|rip|last day)\b"
+    r"|gave up|stopped|passed away|died|rip|last day|is dead|is done)\b"
     r"|离职|辞职|离开|不再|不是|告别|以前|之前|原来|从",
     re.IGNORECASE,
 )
@@ -43,7 +44,7 @@ _DATE = lazy(
     r"|November|December)(?: \d{1,2})?(?:,? (?:19|20)\d{2})?\b|\b\d{4}-\d{2}-\d{2}\b"
 )
 _QUOTES = re.compile(r"['‘’\"“”]+(?=\W|$)|(?<!\w)['‘’\"“”]+")
-_OVER = lazy(r"\b(?:is|'s|are|was) (?:so |totally |officially )?over\b", re.IGNORECASE)
+_OVER = lazy(r"\b(?:is|'s|are|was) (?:so |totally |officially )?(?:over|dead|done)\b", re.IGNORECASE)
 _CAPITALISED = re.compile(r"\b[A-Z][\w'-]+")
 _CJK_RUN = re.compile(r"[\u3400-\u9fff]{2,}")
 _LEADING = lazy(r"^(?:but|though|although|while|whereas)\b[\s,]*", re.IGNORECASE)
