@@ -51,3 +51,11 @@ def test_they_acting_on_the_speaker_is_the_speakers_own_news() -> None:
     assert someone_else("they cancelled the search and gave me the job for real") is None
     assert someone_else("they moved to Leeds last year") == "someone"
     assert someone_else("she's all settled, sent me pics of her place") == "someone"
+    assert someone_else("says madrid is growing on her") == "someone"  # a dropped "she"
+
+
+def test_a_phone_by_its_platform_is_on_the_phone_topic() -> None:
+    from memscribe.read.topics import topics_of
+
+    assert "phone" in topics_of("switched to android!! a pixel now")
+    assert "phone" in topics_of("my iphone battery dies by 2pm")

@@ -80,7 +80,10 @@ _CUES: dict[str, tuple[str, str]] = {
         """car cars drive drives driving truck suv bike bicycle motorcycle scooter vehicle""",
         "车 开车 coche voiture Auto carro",
     ),
-    "phone": ("""phone number cell mobile""", "电话 手机 手机号 teléfono téléphone Telefon telefone"),
+    "phone": (
+        """phone phones smartphone iphone android number cell mobile""",
+        "电话 手机 手机号 teléfono téléphone Telefon telefone",
+    ),
     "address": ("""address""", "地址 dirección adresse Adresse morada endereço"),
     "birthday": ("""birthday born""", "生日 cumpleaños anniversaire Geburtstag aniversário"),
     "hobby": (

@@ -113,7 +113,8 @@ _RELATIVE_LEAD = lazy(
     r"^(?:(?:my|our)\s+)?(?:(?:older|younger|little|big|best|ex|step)[- ]?)*(?P<rel>mum|mom|mother|dad|father|sister"
     r"|brother|husband|wife|partner|boyfriend|girlfriend|fianc[eé]e?|son|daughter|friend|roommate|roomate|flatmate"
     r"|boss|manager|coworker|co-worker|colleague|cousin|aunt|uncle|grandma|grandpa|neighbou?r|parents|kid)\b"
-    r"|^(?P<pro>she|he|they)(?:'s|'re|\s)",
+    r"|^(?P<pro>she|he|they)(?:'s|'re|\s)"
+    r"|^(?P<verb>says|thinks|reckons|wants|keeps|loves|hates)\b",  # "says madrid is growing on her": she says
     re.IGNORECASE,
 )
 _CJK_RELATIVE_LEAD = lazy(
