@@ -30,3 +30,20 @@ def test_fragments_stay_with_the_lasting_statements() -> None:
     groups = split_by_holding(items, text=lambda i: i[0], substantial=lambda i: i[1])
     assert groups == [[items[0], items[1]], [items[2]]]
     assert split_by_holding(items[:2], text=lambda i: i[0], substantial=lambda i: i[1]) == [items[:2]]
+
+
+def test_a_remark_about_the_place_of_a_stay_that_holds_is_part_of_the_stay() -> None:
+    from dataclasses import replace
+
+    from test_lite_support import at, record
+
+    from memscribe.write.lite.holding import during_stay
+    from memscribe.write.lite.ledger import Ledger
+
+    stay = replace(record("work is sending me to the porto office for this quarter", valid_from=at(2023, 4, 3)),
+                   tags=("temporary",))  # fmt: skip
+    ledger = Ledger(ListCandidates([stay]))
+    assert during_stay(ledger, "porto is dreamy, the food is a crime", "user", at(2023, 5, 14))
+    assert not during_stay(ledger, "porto is dreamy, the food is a crime", "user", at(2024, 5, 14))  # long over
+    assert not during_stay(ledger, "we're moving to porto for real now", "user", at(2023, 5, 14))
+    assert not during_stay(ledger, "porto is dreamy", "user's sister", at(2023, 5, 14))

@@ -41,3 +41,19 @@ def test_recency_on_the_topic_counts_among_the_person_asked_about() -> None:
     vector = {hers.version_id: 0.5, mine.version_id: 0.42}
     out = rerank_hits("Where do I live?", fused, records, {"user"}, vector, {})  # type: ignore[arg-type]
     assert [vid for vid, _ in out] == [mine.version_id, hers.version_id]
+
+
+def test_a_stay_gets_no_topic_preference_unless_the_query_asks_about_stays() -> None:
+    from dataclasses import replace
+
+    from test_lite_support import at, record
+
+    home = record("I'm in Stoneybatter, any cosy pubs nearby?", valid_from=at(2023, 1, 1))
+    stay = replace(record("renting an airbnb in Ribeira this quarter", valid_from=at(2023, 4, 1)), tags=("temporary",))
+    records = {home.version_id: home, stay.version_id: stay}
+    fused = [(stay.version_id, 0.033), (home.version_id, 0.032)]
+    vector = {stay.version_id: 0.5, home.version_id: 0.35}
+    out = rerank_hits("Where do I live?", fused, records, {"user"}, vector, {})  # type: ignore[arg-type]
+    assert out[0][0] == home.version_id
+    asked = rerank_hits("Where am I staying this quarter?", fused, records, {"user"}, vector, {})  # type: ignore[arg-type]
+    assert asked[0][0] == stay.version_id

@@ -155,7 +155,9 @@ def rerank_hits(
         relevance = _relevance(fused, vector or {}, keyword or {})
         fused = [(vid, relevance[vid]) for vid, _ in fused]
     wanted = topics_of(query)
-    on_topic = [vid for vid, _ in fused if vid in records and wanted & _topics(records[vid])]
+    # A stay is on no topic unless the query asks about stays: "renting an airbnb in Ribeira" says nothing of home.
+    passing = set() if _ASKS_TEMPORARY.search(query) else {vid for vid, _ in fused if _passing(records.get(vid))}
+    on_topic = [vid for vid, _ in fused if vid in records and vid not in passing and wanted & _topics(records[vid])]
     # The newest statement on the topic is preferred among those about whom the query asks: a sister's move
     # is newer than the user's, and says nothing about where the user lives now.
     theirs = [vid for vid in on_topic if not about or records[vid].subject.lower() in about]
@@ -180,6 +182,10 @@ def rerank_hits(
         scored.append((vid, score * factor))
     order = {vid: i for i, (vid, _) in enumerate(fused)}
     return sorted(scored, key=lambda item: (-item[1], order[item[0]]))
+
+
+def _passing(record: MemoryRecord | None) -> bool:
+    return record is not None and "temporary" in record.tags
 
 
 def _is_about(subject: str, named: set[str]) -> bool:

@@ -17,7 +17,7 @@ from memscribe.core.clock import Clock
 from memscribe.core.records import Episode, Layer, MemoryDraft, Operation, Owner, Usage
 from memscribe.read.topics import has_cjk, topics_of
 from memscribe.write.lite.cues import hypothetical
-from memscribe.write.lite.holding import split_by_holding
+from memscribe.write.lite.holding import during_stay, split_by_holding
 from memscribe.write.lite.language import someone_else, statement_drop_reason
 from memscribe.write.lite.lazy import lazy
 from memscribe.write.lite.ledger import Ledger, Pending
@@ -80,6 +80,7 @@ class _Reading:
     timing: Timing
     valid_from: datetime
     valid_to: datetime | None
+    during_stay: bool = False  # said about the place of a stay that still holds ("porto is dreamy")
 
 
 _Kept = tuple[Statement, _Reading, str | None]  # a statement, what was read from it, why it is weak
@@ -227,7 +228,7 @@ class _EpisodeRun:
         elif reading.timing.day is not None:
             tags = ("event",)
         tags = (*tags, *statement_tags(reading.text))
-        if reading.valid_to is not None and "temporary" not in tags:
+        if (reading.valid_to is not None or reading.during_stay) and "temporary" not in tags:
             tags = (*tags, "temporary")
         return MemoryDraft(
             text=reading.text,
@@ -263,7 +264,8 @@ class _EpisodeRun:
         if _RECURRING.search(memory):  # "my birthday is on March 3rd": a day of every year, not an event
             memory = _YEAR_AFTER_MONTH.sub(r"\1", memory)
         current = self._current_text(memory, lead.subject)
-        reading = replace(lead, text=current, facts=facts)
+        stay = during_stay(self.ledger, memory, lead.subject, st.at)
+        reading = replace(lead, text=current, facts=facts, during_stay=stay)
         indices = tuple(sorted({s.message_index for s, _, _ in kept}))
         produced: list[Pending] = []
         for fact in facts:
