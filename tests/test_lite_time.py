@@ -105,3 +105,11 @@ def test_tense_and_lemmas() -> None:
     assert not detect_tense("I'm excited").past
     assert "adopt" in lemmas("adopted") and "move" in lemmas("moved") and "stop" in lemmas("stopped")
     assert "go" in lemmas("went") and "move" in lemmas("moving")
+
+
+def test_a_memory_of_several_sentences_reads_times_in_the_tenses_of_all_of_them() -> None:
+    from test_lite_support import ListCandidates, at, propose
+
+    ops = propose(ListCandidates(), ("user", "she's here!!! Ana, born tuesday at 3am, 3.4kg."), when=at(2024, 2, 15))
+    texts = [op.draft.text for op in ops if op.draft is not None]
+    assert texts and all("13 February 2024" in t and "tuesday" not in t.lower() for t in texts)

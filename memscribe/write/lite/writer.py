@@ -260,7 +260,10 @@ class _EpisodeRun:
             facts = [replace(f, subject=subject) if f.subject == speaker else f for f in facts]
             primary = _primary(facts, speaker)
             lead = replace(lead, subject=subject)
-        memory = resolve_times(said, st.at, lead.tense).text
+        # The memory keeps every sentence of its group, so their times are read in the tenses of all of them:
+        # "she's here!!! Luz, born tuesday" is about the past although it opens in the present.
+        tense = Tense(any(r.tense.past for _, r, _ in kept), any(r.tense.future for _, r, _ in kept))
+        memory = resolve_times(said, st.at, tense).text
         if _RECURRING.search(memory):  # "my birthday is on March 3rd": a day of every year, not an event
             memory = _YEAR_AFTER_MONTH.sub(r"\1", memory)
         current = self._current_text(memory, lead.subject)
