@@ -156,8 +156,10 @@ def _weekday(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
     rel = (m.group("rel") or "").lower()
     if not rel and not tense.past and not tense.future:
         return None  # a bare weekday in a timeless sentence is usually a habit ("Friday is pizza night")
-    if re.match(r"s\b|\s+(?:mornings|evenings|afternoons|nights)\b", m.string[m.end() :], re.IGNORECASE):
-        return None  # "tuesday evenings", "on tuesdays": a routine, not a date
+    if re.match(r"s\b|\s+(?:mornings|evenings|afternoons|nights)\b", m.string[m.end() :], re.IGNORECASE) or re.search(
+        r"\b(?:every|each)\s+$", m.string[: m.start()], re.IGNORECASE
+    ):
+        return None  # "tuesday evenings", "on tuesdays", "every tuesday": a routine, not a date
     target = WEEKDAYS.index(m.group("wd").lower())
     back = (anchor.weekday() - target) % 7 or 7
     ahead = (target - anchor.weekday()) % 7 or 7
