@@ -59,3 +59,10 @@ def test_a_phone_by_its_platform_is_on_the_phone_topic() -> None:
 
     assert "phone" in topics_of("switched to android!! a pixel now")
     assert "phone" in topics_of("my iphone battery dies by 2pm")
+
+
+def test_what_something_was_gives_way_to_what_it_is_now() -> None:
+    said = "my starter was called Doughy but my partner vetoed it so he's Crumb now"
+    assert drop_old_values(said, [], [], []) == "my partner vetoed it so he's Crumb now"
+    assert drop_old_values("I was a teacher but now I'm a nurse", [], [], []) == "now I'm a nurse"
+    assert drop_old_values("it was great, now I'm tired", [], [], []) == "it was great, now I'm tired"

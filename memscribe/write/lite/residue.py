@@ -43,6 +43,8 @@ _DATE = lazy(
     r"\b(?:on |in |since )?(?:\d{1,2} )?(?:January|February|March|April|May|June|July|August|September|October"
     r"|November|December)(?: \d{1,2})?(?:,? (?:19|20)\d{2})?\b|\b\d{4}-\d{2}-\d{2}\b"
 )
+_WAS = lazy(r"\b(?:was|were|used to be)\b", re.IGNORECASE)
+_NOW = lazy(r"\bnow\b(?! that)", re.IGNORECASE)
 _QUOTES = re.compile(r"['‘’\"“”]+(?=\W|$)|(?<!\w)['‘’\"“”]+")
 _OVER = lazy(r"\b(?:is|'s|are|was) (?:so |totally |officially )?(?:over|dead|done)\b", re.IGNORECASE)
 _CAPITALISED = re.compile(r"\b[A-Z][\w'-]+")
@@ -127,6 +129,11 @@ def drop_old_values(
     for i, (clause, after) in enumerate(pieces):
         if after.strip() in ("→", "->") and i + 1 < len(pieces) and marks[i + 1] - marks[i]:
             dropped.add(i)  # "Megan Pryce → Megan Doyle": the left side of an arrow is what it was
+            continue
+        if _WAS.search(clause) and after.strip().lower() in ("but", "so") and any(
+            _NOW.search(later) for later, _ in pieces[i + 1 : i + 3]
+        ):
+            dropped.add(i)  # "my starter was called Doughnald but ... he's Bread Pitt now": what it was
             continue
         undated = _marks(_DATE.sub(" ", clause))  # when it ended is no new value: "last day at X was on 28 April"
         if not _ENDED.search(clause) or any(ch.isdigit() for w in undated - held for ch in w):
