@@ -66,3 +66,11 @@ def test_what_something_was_gives_way_to_what_it_is_now() -> None:
     assert drop_old_values(said, [], [], []) == "my partner vetoed it so he's Crumb now"
     assert drop_old_values("I was a teacher but now I'm a nurse", [], [], []) == "now I'm a nurse"
     assert drop_old_values("it was great, now I'm tired", [], [], []) == "it was great, now I'm tired"
+
+
+def test_a_streak_without_a_habit_ends_it() -> None:
+    from memscribe.write.lite.cues import ends
+
+    assert ends("5 months no cigarettes. I can smell things again")
+    assert ends("3 weeks smoke free!! patches are helping") and ends("two years sober today")
+    assert not ends("I had no time for the gym this week")

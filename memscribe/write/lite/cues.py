@@ -37,7 +37,9 @@ _END = lazy(
     r"|let go|fired|lost my job|stepped down|retired|passed away|died|put (?:her|him|them|it) to sleep"
     r"|put down|rehomed|re-homed|gave (?:her|him|them|it) away|ran away|broke up|split up|divorced"
     r"|separated|sold|stopped|gave up|got rid of|moved out|not \w+ anymore|ex-|last day (?:at|of|in)"
-    r"|said (?:bye|goodbye) to|put (?-i:[A-Z][a-z]+) to sleep)\b"
+    r"|said (?:bye|goodbye) to|put (?-i:[A-Z][a-z]+) to sleep"
+    r"|(?:\d+|a|one|two|three|four|five|six) (?:days?|weeks?|months?|years?) (?:no|without|off|clean|sober"
+    r"|smoke[- ]free)|smoke[- ]free)\b"
     r"|离职|辞职|分手|离婚|去世|走了|不再|戒了|卖了|ya no|murió|dejé|démissionné|quitté|nicht mehr"
     r"|gekündigt|já não|morreu|saí",
     re.IGNORECASE,
