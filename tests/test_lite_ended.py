@@ -15,6 +15,7 @@ def test_the_words_just_after_an_end_cue_name_what_ended() -> None:
     assert ended_values("last day at target was on 28 April 2023, le wagon starts monday") == {"target"}
     assert ended_values("sold the civic to my neighbour's kid for $4k") == {"civic"}
     assert ended_values("not sure about this one") == set()
+    assert ended_values("we had to put Clover to sleep on 4 September") == {"clover"}
 
 
 def test_a_last_day_closes_the_statement_of_the_job_and_leaves_the_new_one() -> None:

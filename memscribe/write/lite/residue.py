@@ -181,7 +181,8 @@ def ended_values(text: str) -> set[str]:
     out: set[str] = set()
     for match in end_cues(text):
         after = re.split(r"[,;:!?.。，；！？—–()]", text[match.end() :], maxsplit=1)[0]
-        near = " ".join(after.split()[:4])
+        named = " ".join(_CAPITALISED.findall(match.group(0)))  # "put Clover to sleep" names it in the cue
+        near = named + " " + " ".join(after.split()[:4])
         plain = _NOT_VALUES.sub(" ", near)
         out |= {w for w in _marks(plain) if not any(ch.isdigit() for ch in w) and not topics_of(w) and not has_cjk(w)}
     return out
