@@ -202,6 +202,8 @@ _PATTERNS: tuple[re.Pattern[str], ...] = tuple(re.compile(r.source) for r in _RU
 _FOLDED: tuple[re.Pattern[str], ...] = tuple(re.compile(r.source, re.IGNORECASE if r.lowered else 0) for r in _RULES)
 _AWS = len(_TOKEN_RULES) - 1
 _WORDS = tuple(dict.fromkeys(w for r in _RULES for w in r.triggers or r.anchors))  # every rule's words, once
+_RULES_OF = {w: tuple(i for i, r in enumerate(_RULES) if w in (r.triggers or r.anchors)) for w in _WORDS}
+_UNTRIGGERED = tuple(i for i, r in enumerate(_RULES) if not (r.triggers or r.anchors))
 # ``re`` with IGNORECASE folds these into "i" and "s" ([a-z] matches them); the lowercased text does the same.
 _FOLD_ALSO = str.maketrans({"ı": "i", "ſ": "s"})
 
@@ -218,16 +220,15 @@ def redact(text: str) -> tuple[str, int]:
     if "ı" in lowered or "ſ" in lowered:
         lowered = lowered.translate(_FOLD_ALSO)
     aligned = len(lowered) == len(text)
-    present = {w for w in _WORDS if w in lowered}  # one look per word, before any splice (none makes a word)
-    if not present and len(text) < 40:
+    present = [w for w in _WORDS if w in lowered]  # one look per word, before any splice (none makes a word)
+    if not present and len(text) < 40:  # the formats without a trigger word are at least 40 characters
         return text, 0
+    due = {index for word in present for index in _RULES_OF[word]}
+    if len(text) >= 40:
+        due.update(_UNTRIGGERED)
     count = 0
-    for index, rule in enumerate(_RULES):
-        words = rule.triggers or rule.anchors
-        if words and present.isdisjoint(words):
-            continue
-        if not words and len(text) < 40:  # the formats without a trigger word are at least 40 characters
-            continue
+    for index in sorted(due):  # in rule order: an earlier rule's replacement is what a later one sees
+        rule = _RULES[index]
         subject = lowered if rule.lowered and aligned else text
         if rule.anchors and aligned:
             matches = _anchored(_PATTERNS[index], subject, lowered, rule)
