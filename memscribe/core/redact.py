@@ -214,8 +214,23 @@ def _accept(index: int, found: str) -> bool:
     return any(c.isdigit() for c in found) and any(c.islower() for c in found) and any(c.isupper() for c in found)
 
 
+_CLEAN: dict[str, None] = {}  # short texts that held no secret (tool names, argument keys, paths): asked often
+_CLEAN_LENGTH, _CLEAN_SIZE = 64, 8192
+
+
 def redact(text: str) -> tuple[str, int]:
     """Replace secrets in ``text`` with ``[REDACTED]``; returns the new text and the number replaced."""
+    if text in _CLEAN:
+        return text, 0
+    clean, count = _redact(text)
+    if not count and len(text) <= _CLEAN_LENGTH:
+        if len(_CLEAN) >= _CLEAN_SIZE:
+            _CLEAN.clear()
+        _CLEAN[text] = None
+    return clean, count
+
+
+def _redact(text: str) -> tuple[str, int]:
     lowered = text.lower()
     if "ı" in lowered or "ſ" in lowered:
         lowered = lowered.translate(_FOLD_ALSO)
