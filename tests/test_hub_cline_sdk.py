@@ -4,6 +4,7 @@ only to ``sessions.db``, and a messages file caught half-written."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -103,3 +104,15 @@ def test_sessions_dir_follows_the_cline_env_overrides(tmp_path: Path) -> None:
     found = {p.path.name for p in ClineSource().discover(env)}
     assert f"{ROOT}.messages.json" in found and "researcher.messages.json" in found
     assert not list(ClineSource().discover(HubEnv(home=home)))
+
+
+def test_a_fork_whose_origin_is_gone_keeps_the_messages_it_carried(tmp_path: Path) -> None:
+    memory, hub, home = _open(tmp_path)
+    try:
+        shutil.rmtree(home / ".cline" / "data" / "sessions" / ROOT)
+        hub.import_(["cline"])
+        fork = turns_by_session(memory)[f"cline:{FORK}"]
+        assert len(fork) == 8 and fork[0]["content"].startswith("Add a --units flag")
+    finally:
+        hub.close()
+        memory.close()

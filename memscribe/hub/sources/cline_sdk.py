@@ -121,7 +121,9 @@ def _carried_until(base: Path, manifest: dict[str, Any]) -> Any:
     """The fork time when this session is a fork whose origin is still on disk, else None."""
     fork = mapping(mapping(manifest.get("metadata")).get("fork"))
     origin = str(fork.get("forkedFromSessionId") or "")
-    if not origin or "/" in origin or not (base / origin / f"{origin}.messages.json").is_file():
+    if not origin or origin != Path(origin).name or origin.startswith(".") or "\\" in origin:
+        return None
+    if not (base / origin / f"{origin}.messages.json").is_file():
         return None
     return iso_or_epoch(fork.get("forkedAt"))
 
