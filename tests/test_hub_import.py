@@ -289,3 +289,29 @@ def test_sessions_without_a_user_id_are_refused(tmp_path: Path) -> None:
     with pytest.raises(ConfigError):
         Hub(memory, tmp_path / "store.hub.db", HubEnv(home=tmp_path), user="")
     memory.close()
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="counts open files through /proc")
+def test_a_deferred_import_of_many_sessions_keeps_its_open_files_bounded(tmp_path: Path) -> None:
+    """Each burst of deferred adds runs on a fresh background writer thread: the store must not keep a
+    connection (three file descriptors) open for every thread that has ended."""
+    from memscribe.hub.bench import HoldWriter
+
+    root = tmp_path / "history"
+    write_history(root, 1, 8)
+    memory = Memory(tmp_path / "store.db", writer=HoldWriter(), embedder="hash")
+    hub = Hub(memory, tmp_path / "store.hub.db", HubEnv(home=root, paths={"claude-code": (root,)}), user="ada",
+              defer=True)  # fmt: skip
+    try:
+        hub.import_(["claude-code"])
+        memory.flush()
+        before = len(os.listdir("/proc/self/fd"))
+        for seed in range(40):  # forty more sessions, one import each
+            write_history(root, 1, 8, seed=100 + seed)
+            assert hub.import_(["claude-code"]).episodes == 1
+            memory.flush()  # the writer thread ends before the next one starts
+        assert len(episodes(memory, "ada")) == 41
+        assert len(os.listdir("/proc/self/fd")) - before < 12
+    finally:
+        hub.close()
+        memory.close()

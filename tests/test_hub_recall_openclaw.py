@@ -21,4 +21,4 @@ def test_openclaw_plugin_passes_node_test() -> None:
     env = {**os.environ, "MEMSCRIBE_PYTHON": sys.executable}
     done = subprocess.run([NODE, "--test", "test/"], cwd=PLUGIN, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
-    assert "# pass 3" in done.stdout and "# fail 0" in done.stdout
+    assert "# pass 4" in done.stdout and "# fail 0" in done.stdout

@@ -14,6 +14,7 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_hub_support import fixture_env, open_hub, turns_by_session
@@ -164,6 +165,45 @@ def test_cursor_rereads_a_rewritten_key_value_row_once_and_skips_unchanged_ones(
     memory.close()
 
 
+def test_cursor_sees_a_bubble_updated_in_place_in_a_recent_chat(tmp_path: Path) -> None:
+    """A plain UPDATE keeps the row id and the header may stay as it was: for a chat active in the last hour
+    the bubbles' sizes tell; an older chat's same rewrite waits for its header's next change."""
+    env = fixture_env(tmp_path, ["cursor"])
+    db = env.paths["cursor"][0] / "User" / "globalStorage" / "state.vscdb"
+    tool = sqlite3.connect(db)
+    head = "composerData:c0mp-0001-aaaa"
+    header = json.loads(tool.execute("SELECT value FROM cursorDiskKV WHERE key = ?", (head,)).fetchone()[0])
+    header["lastUpdatedAt"] = int(time.time() * 1000)
+    with tool:
+        tool.execute("UPDATE cursorDiskKV SET value = ? WHERE key = ?", (json.dumps(header), head))
+    memory, hub = open_hub(tmp_path, [], env=env)
+    hub.import_(["cursor"])
+    assert hub.import_(["cursor"]).sources["cursor"].records == 0
+    def row(key: str) -> tuple[int, dict[str, Any]]:
+        found = tool.execute("SELECT rowid, value FROM cursorDiskKV WHERE key = ?", (key,)).fetchone()
+        return found[0], json.loads(found[1])
+
+    rowid, bubble = row("bubbleId:c0mp-0001-aaaa:b-04")
+    bubble["toolFormerData"] = {"name": "run_terminal_cmd", "toolCallId": "toolu_up1", "status": "completed",
+                                "rawArgs": '{"command": "cargo bench"}', "result": "tick: 16.6 ms"}  # fmt: skip
+    old_id, old = row("bubbleId:c0mp-0002-sub:s-02")
+    old["text"] += " And Heightfield."
+    with tool:  # both rows keep their row ids; neither chat's header changes
+        tool.execute("UPDATE cursorDiskKV SET value = ? WHERE rowid = ?", (json.dumps(bubble), rowid))
+        tool.execute("UPDATE cursorDiskKV SET value = ? WHERE rowid = ?", (json.dumps(old), old_id))
+    assert row("bubbleId:c0mp-0001-aaaa:b-04")[0] == rowid
+    report = hub.import_(["cursor"])
+    assert report.sources["cursor"].records == 2  # the recent chat's header and its one rewritten bubble
+    assert report.turns == 2  # the call and its result; the older chat's rewrite is not seen yet
+    found = turns_by_session(memory)
+    assert any(m["role"] == "tool" and m["content"] == "tick: 16.6 ms" for m in found["cursor:c0mp-0001-aaaa"])
+    assert "Heightfield" not in json.dumps(found["cursor:c0mp-0002-sub"])  # a turn once read is not re-read
+    assert hub.import_(["cursor"]).turns == 0
+    tool.close()
+    hub.close()
+    memory.close()
+
+
 def _pb(field: int, data: bytes) -> bytes:
     out, size = bytearray([field << 3 | 2]), len(data)
     while True:
@@ -226,6 +266,7 @@ def write_hermes(db: Path, sessions: int, per: int, start: int = 0) -> int:
 _CHILD = """
 import sys
 from pathlib import Path
+from typing import Any
 from memscribe import Memory
 from memscribe.hub import Hub, HubEnv
 from memscribe.hub.bench import HoldWriter

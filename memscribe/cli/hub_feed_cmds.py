@@ -106,7 +106,8 @@ def _report(name: str, verb: str, out: Outcome) -> None:
 @_exe_option
 @pass_state
 def doctor_cmd(state: CliState, executable: str | None) -> None:
-    """For each tool: present, installed, and whether its config runs a memscribe that exists."""
+    """For each tool: present, installed, whether its config runs a memscribe that exists, and whether its
+    recall hook is there and runs with the interpreter it names."""
     from memscribe.hub.feed.doctor import check_all
 
     rows = check_all(_ctx(state, executable or "/memscribe"))
@@ -116,6 +117,8 @@ def doctor_cmd(state: CliState, executable: str | None) -> None:
     for r in rows:
         flags = f"{'here' if r.present else 'absent':6} {'installed' if r.installed else '-':9}"
         click.echo(f"{r.tool:17} {flags} {r.server:8} {r.detail}")
+        if r.hooks != "none":
+            click.echo(f"{'':17} hooks: {r.hooks} {r.hooks_detail}".rstrip())
 
 
 @click.command("recall")

@@ -9,8 +9,8 @@ Three more keep them cheap (about 0.1 s per MB of mixed text instead of 3). A pa
 word and checks the boundary *after* it (``sk-(?<![A-Za-z0-9_]sk-)``, not ``(?<![A-Za-z0-9_])sk-``): ``re``
 then looks for the word at C speed instead of trying every position. The labelled patterns (``password is
 ...``) are written in lower case and run case-sensitively on the lowercased text, which ``re`` also searches
-fast, and their replacements are spliced into the original by position. And one combined pass over the
-lowercased text finds which trigger words occur: a pattern none of whose words occur is never run.
+fast, and their replacements are spliced into the original by position. And the trigger words that occur
+in the lowercased text are found once per text: a pattern none of whose words occur is never run.
 """
 
 from __future__ import annotations
@@ -201,6 +201,9 @@ _PATTERNS: tuple[re.Pattern[str], ...] = tuple(re.compile(r.source) for r in _RU
 # (a character such as "İ" lowercases to two): there the positions of the two texts would not line up.
 _FOLDED: tuple[re.Pattern[str], ...] = tuple(re.compile(r.source, re.IGNORECASE if r.lowered else 0) for r in _RULES)
 _AWS = len(_TOKEN_RULES) - 1
+_WORDS = tuple(dict.fromkeys(w for r in _RULES for w in r.triggers or r.anchors))  # every rule's words, once
+_RULES_OF = {w: tuple(i for i, r in enumerate(_RULES) if w in (r.triggers or r.anchors)) for w in _WORDS}
+_UNTRIGGERED = tuple(i for i, r in enumerate(_RULES) if not (r.triggers or r.anchors))
 # ``re`` with IGNORECASE folds these into "i" and "s" ([a-z] matches them); the lowercased text does the same.
 _FOLD_ALSO = str.maketrans({"ı": "i", "ſ": "s"})
 
@@ -211,26 +214,36 @@ def _accept(index: int, found: str) -> bool:
     return any(c.isdigit() for c in found) and any(c.islower() for c in found) and any(c.isupper() for c in found)
 
 
+_CLEAN: dict[str, None] = {}  # short texts that held no secret (tool names, argument keys, paths): asked often
+_CLEAN_LENGTH, _CLEAN_SIZE = 64, 8192
+
+
 def redact(text: str) -> tuple[str, int]:
     """Replace secrets in ``text`` with ``[REDACTED]``; returns the new text and the number replaced."""
+    if text in _CLEAN:
+        return text, 0
+    clean, count = _redact(text)
+    if not count and len(text) <= _CLEAN_LENGTH:
+        if len(_CLEAN) >= _CLEAN_SIZE:
+            _CLEAN.clear()
+        _CLEAN[text] = None
+    return clean, count
+
+
+def _redact(text: str) -> tuple[str, int]:
     lowered = text.lower()
     if "ı" in lowered or "ſ" in lowered:
         lowered = lowered.translate(_FOLD_ALSO)
     aligned = len(lowered) == len(text)
-    seen: dict[str, bool] = {}
-
-    def occurs(word: str) -> bool:
-        if word not in seen:
-            seen[word] = word in lowered
-        return seen[word]
-
+    present = [w for w in _WORDS if w in lowered]  # one look per word, before any splice (none makes a word)
+    if not present and len(text) < 40:  # the formats without a trigger word are at least 40 characters
+        return text, 0
+    due = {index for word in present for index in _RULES_OF[word]}
+    if len(text) >= 40:
+        due.update(_UNTRIGGERED)
     count = 0
-    for index, rule in enumerate(_RULES):
-        words = rule.triggers or rule.anchors
-        if words and not any(occurs(w) for w in words):
-            continue
-        if not words and len(text) < 40:  # the formats without a trigger word are at least 40 characters
-            continue
+    for index in sorted(due):  # in rule order: an earlier rule's replacement is what a later one sees
+        rule = _RULES[index]
         subject = lowered if rule.lowered and aligned else text
         if rule.anchors and aligned:
             matches = _anchored(_PATTERNS[index], subject, lowered, rule)

@@ -18,7 +18,7 @@ from memscribe.hub.model import Session, Turn
 __all__ = ["MAX_TEXT", "EpisodeDraft", "group_turns", "messages_of", "session_scope"]
 
 MAX_TEXT = 20_000  # tool output and pasted files beyond this are cut: memory wants the gist, not the log
-MIN_GROUP_TURNS = 40  # short exchanges share an episode: each add is a durable transaction, so fewer go faster
+MIN_GROUP_TURNS = 100  # short exchanges share an episode: each add (and its later write) has a fixed cost
 MAX_GROUP_TURNS = 200
 MAX_GROUP_CHARS = 400_000
 

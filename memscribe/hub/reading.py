@@ -155,7 +155,7 @@ def iso_or_epoch(value: object, *, unit: str = "auto") -> datetime | None:
         if text.replace(".", "", 1).isdigit():
             return iso_or_epoch(float(text), unit=unit)
         try:
-            parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+            parsed = datetime.fromisoformat(text)  # a trailing "Z" too (Python 3.11)
         except ValueError:
             return None
         return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)

@@ -4,14 +4,15 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, mkdirSync, existsSync, rmSync } from "node:fs";
+import { mkdtempSync, mkdirSync, existsSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import plugin, { recall } from "../index.js";
+import plugin, { launcher, recall } from "../index.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const python = process.env.MEMSCRIBE_PYTHON || resolve(here, "../../../.venv/bin/python");
+const hook = resolve(here, "../../../memscribe/hub/feed/hook.py"); // the lean client every tool's hook runs
 const root = mkdtempSync(join(tmpdir(), "memscribe-openclaw-"));
 const project = join(root, "orders");
 const env = {
@@ -43,7 +44,7 @@ function fakeApi(pluginConfig) {
 }
 
 test("before_prompt_build prepends the project's memories", async () => {
-  const api = fakeApi({ python, timeoutMs: 30000 }); // the cold path loads the engine
+  const api = fakeApi({ python, hook, timeoutMs: 30000 }); // the cold path loads the engine
   const saved = { ...process.env };
   Object.assign(process.env, env);
   delete process.env.MEMSCRIBE_PROJECT;
@@ -58,6 +59,21 @@ test("before_prompt_build prepends the project's memories", async () => {
   } finally {
     process.env = saved;
   }
+});
+
+test("the launcher `memscribe hub install openclaw` records runs the hook client by path", async () => {
+  const saved = join(env.MEMSCRIBE_HOME, "hub", "openclaw-hook.json");
+  mkdirSync(dirname(saved), { recursive: true });
+  writeFileSync(saved, JSON.stringify({ python, hook, dialect: "claude-code" }));
+  try {
+    assert.deepEqual(launcher({}, env), [python, ["-S", hook]]);
+    assert.deepEqual(launcher({ python: "/other/python" }, env), ["/other/python", ["-m", "memscribe.cli.hub_hook"]]);
+    const text = await recall({ prompt: "which database for orders?", cwd: project, config: { timeoutMs: 30000 }, env });
+    assert.match(text, /PostgreSQL 16/);
+  } finally {
+    rmSync(saved);
+  }
+  assert.deepEqual(launcher({ python }, env), [python, ["-m", "memscribe.cli.hub_hook"]]); // nothing recorded
 });
 
 test("slash commands, missing Python and timeouts add nothing", async () => {

@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # typing costs an import at run time; the checker alone needs
     from pathlib import Path
     from typing import Any
 
-__all__ = ["IDLE_S", "RAW_MAGIC", "ask", "main", "run", "socket_path"]
+__all__ = ["IDLE_S", "RAW_MAGIC", "ask", "check", "main", "run", "socket_path"]
 
 IDLE_S = 900.0  # the daemon exits after this long without a call
 RAW_MAGIC = b"MSR1\0"  # the raw request: NUL-separated fields, so the client needs no json (json loads re)
@@ -154,8 +154,32 @@ def _budget(args: list[str]) -> int:
     return 600
 
 
+def check() -> int:
+    """``hook.py --check``: whether this interpreter runs the hook: the engine it would load on the cold path
+    imports. Prints one JSON object (``ok``, ``python``, ``package`` or ``error``); exits 1 when it does not."""
+    import json
+
+    _load_engine()
+    try:
+        import sqlite3  # noqa: F401  (the store, and what the cold path and the daemon load)
+
+        import numpy  # noqa: F401
+
+        import memscribe.engine.memory
+        import memscribe.hub.feed.daemon
+        import memscribe.settings
+
+        report: dict[str, Any] = {"ok": True, "python": sys.executable, "package": os.path.dirname(memscribe.__file__)}
+    except Exception as exc:  # a missing dependency, a broken install
+        report = {"ok": False, "python": sys.executable, "error": f"{type(exc).__name__}: {exc}"}
+    print(json.dumps(report))
+    return 0 if report["ok"] else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["--check"]:
+        return check()
     tool = args[0] if args else ""
     try:
         budget = _budget(args)

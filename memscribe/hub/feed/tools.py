@@ -7,6 +7,7 @@ its format, and a pure function from the file's current text (None when absent) 
 
 from __future__ import annotations
 
+import json
 import shlex
 import sys
 from collections.abc import Callable, Mapping
@@ -16,7 +17,7 @@ from typing import Any
 
 from memscribe.hub.feed import formats, jsonc
 
-__all__ = ["TOOLS", "Ctx", "Edit", "ServerCheck", "Tool", "digest_text"]
+__all__ = ["TOOLS", "Ctx", "Edit", "ServerCheck", "Tool", "digest_text", "launcher_text"]
 
 SERVER = "memscribe"
 HOOK_TIMEOUT_S = 10
@@ -233,11 +234,19 @@ def _hermes(ctx: Ctx) -> list[Edit]:
     return [Edit(path, "yaml", "MCP server", lambda t: formats.yaml_set(t, ["mcp_servers", SERVER], server))]
 
 
+def launcher_text(ctx: Ctx) -> str:
+    """What the OpenClaw plugin runs for recall (``<state>/openclaw-hook.json``): the same interpreter and lean
+    hook client as every other tool's hook command, ``PYTHON -S HOOK claude-code``."""
+    return json.dumps({"python": ctx.python, "hook": HOOK_CLIENT, "dialect": "claude-code"}, indent=2) + "\n"
+
+
 def _openclaw(ctx: Ctx) -> list[Edit]:
     home = ctx.env_dir("OPENCLAW_STATE_DIR", ".openclaw")
+    text = launcher_text(ctx)
     return [
         _json_set(home / "openclaw.json", ["mcp", "servers", SERVER], _stdio(ctx), "MCP server", fmt="json5"),
         _block(ctx, "openclaw", home / "workspace" / "AGENTS.md", 8 * 1024),
+        Edit(ctx.state / "openclaw-hook.json", "json", "recall launcher", lambda _t: text),
     ]
 
 
@@ -377,8 +386,8 @@ TOOLS: dict[str, Tool] = {
         Tool("hermes", "Hermes Agent", _hermes_home, _hermes,
              _check("yaml", ("mcp_servers", SERVER), lambda c: _hermes_home(c) / "config.yaml")),
         Tool("openclaw", "OpenClaw", _oc, _openclaw,
-             _check("json5", ("mcp", "servers", SERVER), lambda c: _oc(c) / "openclaw.json"),
-             note="restart the gateway after install"),
+             _check("json5", ("mcp", "servers", SERVER), lambda c: _oc(c) / "openclaw.json"), ("before_prompt_build",),
+             "restart the gateway after install; recall runs through the plugin in integrations/openclaw"),
         Tool("pi", "Pi", _pi_dir, _pi, lambda c: None,
              note="Pi has no MCP client: the digest points it at the memscribe CLI"),
         Tool("workbuddy", "WorkBuddy", _wb, _workbuddy, _check("json", _MCP, lambda c: _wb(c) / "mcp.json"), _BOTH,

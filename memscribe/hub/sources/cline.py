@@ -8,8 +8,8 @@ and every user turn carries an ``<environment_details>`` block, which is dropped
 ``taskHistory`` kept in the editor's ``globalStorage/state.vscdb`` (the one ``ItemTable`` row keyed by the
 extension id; no other row is read); the index is only consulted, never trusted to list the tasks (folders are
 scanned). The Cline CLI keeps the same task
-folders under ``~/.cline/data`` (``$CLINE_DATA_DIR``, ``$CLINE_DIR``); its newer SDK ``sessions/`` files are not
-read yet.
+folders under ``~/.cline/data`` (``$CLINE_DATA_DIR``, ``$CLINE_DIR``), and its SDK session store beside them
+(``sessions/``, read by :mod:`memscribe.hub.sources.cline_sdk`).
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ from memscribe.hub.cleaning import as_arguments, as_text, clean_text
 from memscribe.hub.model import HubEnv, ReadResult, Session, SourceFile, ToolUse, Turn
 from memscribe.hub.places import open_readonly
 from memscribe.hub.reading import iso_or_epoch, load_json
+from memscribe.hub.sources.cline_sdk import KIND as SDK_KIND
+from memscribe.hub.sources.cline_sdk import discover_sessions, read_session, sessions_dir
 
 __all__ = ["EXTENSIONS", "ClineSource"]
 
@@ -58,9 +60,13 @@ class ClineSource:
             for ext in EXTENSIONS:
                 yield from _tasks(user / "globalStorage" / ext, ext)
         if self.name not in env.paths:  # the Cline CLI (and, since the SDK move, the extension) share ~/.cline/data
-            yield from _tasks(_data_dir(env), "saoudrizwan.claude-dev")
+            data = _data_dir(env)
+            yield from _tasks(data, "saoudrizwan.claude-dev")
+            yield from discover_sessions(sessions_dir(env, data), self.name)
 
     def read(self, item: SourceFile) -> ReadResult:
+        if item.kind == SDK_KIND:
+            return read_session(item)
         result = ReadResult()
         history = load_json(item.path / "api_conversation_history.json", result)
         if not isinstance(history, list):

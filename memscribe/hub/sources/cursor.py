@@ -6,8 +6,10 @@
   same database holds auth tokens (``ItemTable`` ``cursorAuth/*``), which the hub never reads. The project
   comes from ``workspaceStorage/<hash>/workspace.json`` for the workspace that lists the chat. Rows are
   rewritten in place, so each read skips what is unchanged: a chat is read again when its header's digest
-  changed (Cursor rewrites the header whenever the conversation changes) or a bubble row was written since
-  the last row id seen, and of its bubbles only those whose digest changed are parsed.
+  changed (Cursor rewrites the header whenever the conversation changes), a bubble row was written since
+  the last row id seen (a replace gets a new row id), or, for a chat active in the last hour, one of its
+  bubbles has another size than when it was read (a plain ``UPDATE`` keeps the row id); of its bubbles only
+  those whose digest changed are parsed.
 - Agent transcripts: ``~/.cursor/projects/<slug>/agent-transcripts/<uuid>/<uuid>.jsonl``: lines
   ``{role, message: {content[]}}`` with Anthropic-style blocks; the prompt is wrapped in ``<user_query>``. A
   transcript of a chat the IDE database also holds is left to the database.
@@ -35,6 +37,7 @@ from memscribe.hub.sources.cursor_agent import read_agent_store
 __all__ = ["CursorSource"]
 
 _USER_DIRS = (".config/Cursor/User", "Library/Application Support/Cursor/User", "AppData/Roaming/Cursor/User")
+RECENT_S = 3600.0  # a chat updated this recently has its bubble sizes checked for in-place rewrites
 
 
 class CursorSource:
@@ -112,6 +115,32 @@ def digest(value: Any) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
+def sized_digest(value: Any) -> str:
+    """A bubble's digest with its size first, as SQLite's ``length()`` counts it (bytes of a blob, characters
+    of a text), so a later read can tell a rewritten bubble by its size without reading its value."""
+    size = len(value) if isinstance(value, bytes | str) else len(str(value))
+    return f"{size}:{digest(value)}"
+
+
+def _recent(header: dict[str, Any], now: datetime) -> bool:
+    stamp = header.get("lastUpdatedAt") or header.get("createdAt")
+    if isinstance(stamp, bool) or not isinstance(stamp, int | float):
+        return False
+    return now.timestamp() * 1000 - stamp < RECENT_S * 1000
+
+
+def _resized(conn: sqlite3.Connection, cid: str, since: Resume) -> bool:
+    """Whether a bubble of ``cid`` read before has another size now (rewritten by a plain ``UPDATE``, which
+    keeps its row id; a rewrite of the same size is not seen until the chat's header changes)."""
+    prefix = f"bubbleId:{cid}:"
+    query = "SELECT key, length(value) FROM cursorDiskKV WHERE key >= ? AND key < ?"
+    for key, size in conn.execute(query, (prefix, prefix[:-1] + ";")):
+        stored = since.digests.get(str(key))
+        if stored is not None and stored.partition(":")[0] != str(size):
+            return True
+    return False
+
+
 def _prefix(conn: sqlite3.Connection, prefix: str) -> list[tuple[str, Any]]:
     """Rows whose key starts with ``prefix`` (ending in ':'), through the key index (LIKE would scan)."""
     query = "SELECT key, value FROM cursorDiskKV WHERE key >= ? AND key < ?"
@@ -141,9 +170,11 @@ def _read_vscdb(db: Path, since: Resume) -> ReadResult:
         headers = [(k, _loads(v), digest(v)) for k, v in _prefix(conn, "composerData:")]
         children = {c for _, h, _ in headers for c in h.get("subComposerIds") or []}
         parents = {c: h.get("composerId") for _, h, _ in headers for c in h.get("subComposerIds") or []}
+        now = datetime.now(UTC)
         for key, header, mark in headers:
             cid = str(header.get("composerId") or key.split(":", 1)[1])
-            if touched is not None and since.digests.get(key) == mark and cid not in touched:
+            unchanged = touched is not None and since.digests.get(key) == mark and cid not in touched
+            if unchanged and not (_recent(header, now) and _resized(conn, cid, since)):
                 continue
             result.digests[key] = mark
             result.saw("composerData")
@@ -175,7 +206,7 @@ def _changed_bubbles(
     out = []
     for bid in ordered:
         key, value = rows[bid]
-        mark = digest(value)
+        mark = sized_digest(value)
         if since.digests.get(key) != mark:
             result.digests[key] = mark
             out.append(_loads(value) | {"bubbleId": bid})

@@ -37,7 +37,7 @@ class Database:
         self.path = path
         self.lock_timeout = lock_timeout
         self._local = threading.local()
-        self._connections: list[sqlite3.Connection] = []
+        self._connections: list[tuple[threading.Thread, sqlite3.Connection]] = []
         self._registry_lock = threading.Lock()
         self._thread_lock = threading.RLock()
         self._file_lock = FileLock(str(path) + ".lock", timeout=lock_timeout, mode=0o600)
@@ -49,8 +49,21 @@ class Database:
             conn = self._open()
             self._local.conn = conn
             with self._registry_lock:
-                self._connections.append(conn)
+                self._reap()
+                self._connections.append((threading.current_thread(), conn))
         return conn
+
+    def _reap(self) -> None:
+        """Close the connections of threads that have ended: a background writer thread started per burst of
+        adds would otherwise leave one open connection (and its three file descriptors) behind each time."""
+        alive = []
+        for thread, conn in self._connections:
+            if thread.is_alive():
+                alive.append((thread, conn))
+            else:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.close()
+        self._connections = alive
 
     def _open(self) -> sqlite3.Connection:
         try:
@@ -141,7 +154,7 @@ class Database:
 
     def close(self) -> None:
         with self._registry_lock:
-            for conn in self._connections:
+            for _, conn in self._connections:
                 with contextlib.suppress(sqlite3.Error):
                     conn.close()
             self._connections.clear()
