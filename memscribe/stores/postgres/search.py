@@ -67,9 +67,9 @@ def vector_literal(vector: Any) -> str:
 
 
 class SearchMixin:
-    """Search methods of PostgresStore; the store provides ``run`` and ``embedding_model``."""
+    """Search methods of PostgresStore; the store provides ``read`` and ``embedding_model``."""
 
-    run: Callable[..., Any]
+    read: Callable[..., Any]
     embedding_model: Callable[[], tuple[str, int] | None]
     ensure_ann_index: Callable[[int], None]
 
@@ -97,7 +97,7 @@ class SearchMixin:
                 return [(vid, float(s)) for vid, s in rows]
             return [(vid, 1.0 / (1 + i)) for i, (vid, _) in enumerate(rows)]
 
-        result: list[tuple[str, float]] = self.run(work, partition)
+        result: list[tuple[str, float]] = self.read(work, partition)
         return result
 
     def vector_search(
@@ -126,5 +126,5 @@ class SearchMixin:
             rows = conn.execute(sql, (literal, *params, literal, limit)).fetchall()
             return [(vid, float(score)) for vid, score in rows]
 
-        result: list[tuple[str, float]] = self.run(work, partition)
+        result: list[tuple[str, float]] = self.read(work, partition)
         return result
