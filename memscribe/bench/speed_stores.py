@@ -84,13 +84,15 @@ def adds_at_size(store: Any, embedder: Embedder, p: SpeedParams) -> dict[str, An
 
     turns = user_turns(p.adds, seed=p.seed + 3)
     row: dict[str, Any] = {}
-    for writer in p.add_writers:
+    for w, writer in enumerate(p.add_writers):
         memory = Memory(store=store, writer=writer, embedder=embedder)
         timings = []
         for i, text in enumerate(turns):
+            # A day per writer: episodes are content-addressed (text + time), so the second writer's adds
+            # would otherwise be idempotent replays of the first's.
+            when = f"2024-02-{1 + w % 28:02d}T{i // 3600 % 24:02d}:{i // 60 % 60:02d}:{i % 60:02d}Z"
             started = time.perf_counter()
-            memory.add(text, user_id="bench", timestamp=f"2024-02-01T{i // 3600 % 24:02d}:{i // 60 % 60:02d}:"
-                       f"{i % 60:02d}Z")  # fmt: skip
+            memory.add(text, user_id="bench", timestamp=when)
             timings.append((time.perf_counter() - started) * 1000)
         prefix = f"adds_at_size_{writer}"
         row[f"{prefix}_per_s"] = round(len(turns) / (sum(timings) / 1000), 1)
