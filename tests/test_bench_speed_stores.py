@@ -18,7 +18,8 @@ def test_stores_side_by_side(tmp_path: Path) -> None:
     ]
     out = tmp_path / "speed.json"
     args = ["bench", "speed", "--sizes", "150", "--queries", "4", "--turns", "4", "--embedder", "hash",
-            "--import-runs", "1", "--add-at", "0", "--store", ",".join(stores), "-o", str(out)]  # fmt: skip
+            "--import-runs", "1", "--add-at", "0", "--adds", "3",
+            "--store", ",".join(stores), "-o", str(out)]  # fmt: skip
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, result.output
     report = json.loads(out.read_text())
@@ -27,6 +28,8 @@ def test_stores_side_by_side(tmp_path: Path) -> None:
     for row in report["search"]:
         assert row["n"] == 150 and 0 < row["search_p50_ms"] <= row["search_p95_ms"]
         assert row["insert_per_s"] > 0
+        if len(stores) > 1:  # side by side: one-message adds into each filled store, per writer
+            assert row["adds_at_size_raw_per_s"] > 0 and row["adds_at_size_lite_per_s"] > 0
     assert all(add["turns_per_s"] > 0 for add in report["add_by_store"].values())
     if len(stores) > 1:
         assert "stores side by side" in result.output

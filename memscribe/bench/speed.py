@@ -187,6 +187,10 @@ def measure_search(n: int, p: SpeedParams, workdir: str, store_name: str = "sqli
     row |= _summary("search_no_embed", _timed_searches(memory, queries))
     row |= _summary("embed_only", [wrapped.time_model(q) for q in queries[:50]])
     row |= stage_timings(store, wrapped, queries, USER)
+    if len(p.stores) > 1:  # side by side: adds into each filled store (after its searches, which see n)
+        from memscribe.bench.speed_stores import adds_at_size
+
+        row |= adds_at_size(store, wrapped, p)
     index_files = store.vectors.files() if hasattr(store, "vectors") else []
     memory.close()  # saves the index beside the database
     files = [f for f in path.glob("memscribe.db*") if f.is_file()]
@@ -316,7 +320,8 @@ def _parse_sizes(options: tuple[str, ...], extra: tuple[int, ...]) -> tuple[int,
 @click.option("--add-writers", default="raw,lite", show_default=True, help="Writers for those adds, comma-separated.")
 @click.option(
     "--store", "stores", default="sqlite", show_default=True,
-    help="Stores to compare side by side, comma-separated: sqlite, qdrant, faiss, chroma (or registered ones).",
+    help="Stores to compare side by side, comma-separated: sqlite, postgres, qdrant, qdrant-memory, faiss, chroma "
+    "(or registered ones). With more than one, each filled store also takes --adds one-message adds per writer.",
 )
 @click.option("--import-runs", default=5, show_default=True, help="Fresh interpreters for the import time.")
 @click.option(

@@ -78,9 +78,12 @@ def _stores_table(out: Any, report: dict[str, Any]) -> None:
     from rich.table import Table
 
     adds = report.get("add_by_store", {})
+    writers = [key[len("adds_at_size_") : -len("_per_s")] for key in report["search"][0]
+               if key.startswith("adds_at_size_") and key.endswith("_per_s")]  # fmt: skip
     table = Table(title="stores side by side (search: Memory.search, limit 10)", title_justify="left")
     for column in ("store", "memories", "add turns/s", "bulk insert/s", "search p50 ms", "search p95 ms",
-                   "p50 ms, vector given", "p95 ms, vector given", "first search ms"):  # fmt: skip
+                   "p50 ms, vector given", "p95 ms, vector given", "first search ms",
+                   *(f"{w} adds/s at size" for w in writers)):  # fmt: skip
         table.add_column(column, justify="left" if column == "store" else "right")
     for row in report["search"]:
         add = adds.get(row.get("store", "sqlite"), {})
@@ -89,6 +92,7 @@ def _stores_table(out: Any, report: dict[str, Any]) -> None:
             _cell(row.get("insert_per_s"), "{:,}"), _cell(row.get("search_p50_ms"), "{}"),
             _cell(row.get("search_p95_ms"), "{}"), _cell(row.get("search_no_embed_p50_ms"), "{}"),
             _cell(row.get("search_no_embed_p95_ms"), "{}"), _cell(row.get("first_search_ms"), "{:,}"),
+            *(_cell(row.get(f"adds_at_size_{w}_per_s"), "{}") for w in writers),
         )  # fmt: skip
     out.print(table)
 

@@ -1,27 +1,37 @@
 """ChromaIndex: the :class:`~memscribe.stores.ports.VectorIndex` on Chroma (``memscribe[chroma]``, chromadb).
 
-One collection (cosine space) holds every partition; each record's metadata carries its partition's token
-and its row key, and every query filters on the token, so a search never sees another partition's
-records. Record ids are ``<token>:<key>``. The log position each partition reflects is kept in a small
-``<collection>_state`` collection. Memscribe hands Chroma vectors only: no embedding function runs.
+One collection per partition, ``<collection>-<token>`` (cosine space); each record's id is its row key and
+its metadata carries the key for the ``among`` filter. The log position each partition reflects is kept in a
+small ``<collection>_state`` collection. Memscribe hands Chroma vectors only: no embedding function runs.
 
 - ``ChromaIndex(path="dir")``: Chroma's persistent client, files in ``dir``.
 - ``ChromaIndex(url="http://host:8000")``: a Chroma server.
 - ``ChromaIndex()``: Chroma in memory, for tests.
 
-**Erasure does not reach Chroma's own files.** Chroma keeps each written vector in its write-ahead log
-(``embeddings_queue`` in ``chroma.sqlite3``) after the record is deleted, and its HNSW segment marks deleted
-entries without overwriting them; memscribe does not rewrite Chroma's internal files. So after a forget or
-a purge the vector (never the text: Chroma is given vectors and numeric keys only) may stay on disk until
-Chroma compacts it. Where forget and purge must leave no byte, use the default index, FAISS or Qdrant. The
-contract suite records this as its one expected failure.
+**Erasure (persistent client).** Chroma's own delete does not erase: it keeps each written vector in its
+write-ahead log (``embeddings_queue`` in ``chroma.sqlite3``) until the HNSW segment is flushed, the flushed
+segment only marks a deleted entry, SQLite leaves deleted rows in free pages, and ``delete_collection``
+leaves the collection's HNSW directory on disk (checked with chromadb 1.5.9). So this adapter erases for
+it: a ``persist`` after a delete rebuilds the partition's collection from its remaining vectors
+(``delete_collection`` + a fresh collection), and a ``persist`` after a delete and every ``drop`` then
+removes the HNSW directories no live segment owns and rewrites ``chroma.sqlite3`` (``VACUUM``). The cost is a copy
+of the partition's vectors per persist that follows a delete (deletes also come from superseded versions;
+the engine persists every few thousand log entries, at close, and right after a forget or purge). A crash
+mid-rebuild is safe: the partition's saved watermark is cleared first, so the next start rebuilds it from
+the record store's log. **A Chroma server's files are out of reach**: with ``url=``, deletes go through the
+API and each forget/purge logs a warning that the server's files are not verified erased.
 
 Chroma's errors are translated into :class:`~memscribe.errors.StoreError` at this boundary.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import shutil
+import sqlite3
 import threading
+import time
 from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -37,12 +47,15 @@ if TYPE_CHECKING:
 
 __all__ = ["ChromaIndex"]
 
+log = logging.getLogger(__name__)
+
 _BATCH = 1_000
+_LAYOUT = "collection-per-partition"  # saved with each watermark: a state written by another layout reads as 0
 T = TypeVar("T")
 
 
 class ChromaIndex:
-    """Partitions of one Chroma collection, told apart by a metadata filter."""
+    """One Chroma collection per partition."""
 
     def __init__(
         self,
@@ -66,6 +79,7 @@ class ChromaIndex:
         self._collections: dict[str, Any] = {}
         self._dim: int | None = None
         self._lock = threading.Lock()
+        self._deleted: set[str] = set()  # partitions' collections deleted from since their last rewrite
 
     def __repr__(self) -> str:
         where = self.url or (str(self.path) if self.path else ":memory:")
@@ -79,30 +93,26 @@ class ChromaIndex:
             raise EmbeddingMismatch(f"Chroma collection {self.collection!r} holds {self._dim}-dimensional vectors")
         found = self._call(lambda: self._state().get(ids=[partition_token(partition)], include=["metadatas"]))
         metas = found.get("metadatas") or []
-        if not metas or not metas[0]:
+        if not metas or not metas[0] or metas[0].get("layout") != _LAYOUT:
             return 0
         return int(metas[0].get("watermark", 0)) if metas[0].get("dim") == dim else 0
 
     def upsert(self, partition: Partition, keys: Keys, vectors: Vectors) -> None:
         rows = np.asarray(vectors, dtype=np.float32).reshape(len(keys), -1)
         self._dim = self._dim or int(rows.shape[1])
-        token = partition_token(partition)
         key_list = [int(k) for k in np.asarray(keys, dtype=np.int64).tolist()]
         last = {key: i for i, key in enumerate(key_list)}  # a key given twice keeps its last row
         order = sorted(last.values())
-        for start in range(0, len(order), _BATCH):
-            chunk = order[start : start + _BATCH]
-            ids = [f"{token}:{key_list[i]}" for i in chunk]
-            metas = [{"part": token, "key": key_list[i]} for i in chunk]
-            embeddings = rows[chunk]
-            self._call(lambda: self._main().upsert(ids=ids, embeddings=embeddings, metadatas=metas))  # noqa: B023
+        self._put(self._name(partition), [key_list[i] for i in order], rows[order])
 
     def delete(self, partition: Partition, keys: Keys) -> None:
-        token = partition_token(partition)
-        ids = [f"{token}:{int(k)}" for k in np.asarray(keys, dtype=np.int64).tolist()]
+        name = self._name(partition)
+        ids = [str(int(k)) for k in np.asarray(keys, dtype=np.int64).tolist()]
         for start in range(0, len(ids), _BATCH):
             chunk = ids[start : start + _BATCH]
-            self._call(lambda: self._main().delete(ids=chunk))  # noqa: B023
+            self._call(lambda: self._get(name).delete(ids=chunk))  # noqa: B023
+        if ids:
+            self._deleted.add(name)
 
     def search(
         self, partition: Partition, vector: Vectors, k: int, *, among: Collection[int] | None = None
@@ -112,15 +122,13 @@ class ChromaIndex:
         query = np.asarray(vector, dtype=np.float32).reshape(1, -1)
         if self._dim is not None and query.shape[1] != self._dim:
             raise EmbeddingMismatch(f"index holds {self._dim}-dimensional vectors, got a query of {query.shape[1]}")
-        token = partition_token(partition)
-        where: dict[str, Any] = {"part": token}
-        if among is not None:
-            where = {"$and": [{"part": token}, {"key": {"$in": sorted(int(a) for a in among)}}]}
-        size = self._call(lambda: self._main().count())
+        target = self._get(self._name(partition))
+        where = {"key": {"$in": sorted(int(a) for a in among)}} if among is not None else None
+        size = self._call(lambda: target.count())
         if not size:
             return []
         result = self._call(
-            lambda: self._main().query(
+            lambda: target.query(
                 query_embeddings=query, n_results=min(k, size), where=where, include=["metadatas", "distances"]
             )
         )
@@ -130,14 +138,19 @@ class ChromaIndex:
     def persist(self, partition: Partition, watermark: int) -> None:
         if self._dim is None:
             return
-        meta = {"watermark": watermark, "dim": self._dim}
+        name = self._name(partition)
+        if name in self._deleted:
+            self._rewrite(partition)
+        meta = {"watermark": watermark, "dim": self._dim, "layout": _LAYOUT}
         token = partition_token(partition)
         self._call(lambda: self._state().upsert(ids=[token], embeddings=[[1.0]], metadatas=[meta]))
 
     def drop(self, partition: Partition) -> None:
-        token = partition_token(partition)
-        self._call(lambda: self._main().delete(where={"part": token}))
-        self._call(lambda: self._state().delete(ids=[token]))
+        name = self._name(partition)
+        self._call(lambda: self._state().delete(ids=[partition_token(partition)]))
+        self._delete_collection(name)
+        self._deleted.discard(name)
+        self._scrub()
 
     def files(self) -> list[Path]:
         if self.path is None or not self.path.exists():
@@ -147,6 +160,71 @@ class ChromaIndex:
     def close(self) -> None:
         with self._lock:
             self._client, self._collections, self._dim = None, {}, None
+
+    # -- erasure ------------------------------------------------------------------------------------
+
+    def _rewrite(self, partition: Partition) -> None:
+        """Rebuild the partition's collection from its remaining vectors, so that no Chroma file keeps a
+        deleted one (Chroma's delete only marks it); then scrub. The saved watermark goes first: a crash
+        in between makes the next load rebuild the partition from the record store's log."""
+        name = self._name(partition)
+        self._deleted.discard(name)
+        if self.path is None and self.url is None:
+            return  # in memory: no file to erase from
+        keys, vectors = self._everything(name)
+        self._call(lambda: self._state().delete(ids=[partition_token(partition)]))
+        self._delete_collection(name)
+        self._put(name, keys, vectors)
+        self._scrub()
+
+    def _everything(self, name: str) -> tuple[list[int], np.ndarray]:
+        target = self._get(name)
+        keys: list[int] = []
+        parts: list[np.ndarray] = []
+        offset = 0
+        while True:
+            page = self._call(
+                lambda: target.get(include=["embeddings", "metadatas"], limit=_BATCH * 5, offset=offset)  # noqa: B023
+            )
+            metas = page.get("metadatas") or []
+            if not metas:
+                break
+            keys += [int(m["key"]) for m in metas]
+            parts.append(np.asarray(page["embeddings"], dtype=np.float32))
+            offset += len(metas)
+        matrix = np.concatenate(parts) if parts else np.zeros((0, self._dim or 1), dtype=np.float32)
+        return keys, matrix
+
+    def _delete_collection(self, name: str) -> None:
+        client = self._connect()
+        with self._lock:
+            self._collections.pop(name, None)
+        with contextlib.suppress(Exception):  # chromadb raises NotFoundError/ValueError for a missing one
+            client.delete_collection(name)
+
+    def _scrub(self) -> None:
+        """Remove HNSW directories that no live segment owns (``delete_collection`` leaves them) and
+        ``VACUUM`` Chroma's SQLite file, so freed pages keep no deleted vector."""
+        if self.path is None:
+            if self.url is not None:
+                log.warning("%r: a Chroma server's files are not verified erased after a forget or purge", self)
+            return
+        database = self.path / "chroma.sqlite3"
+        if not database.exists():
+            return
+        for attempt in range(50):
+            try:
+                with contextlib.closing(sqlite3.connect(database, timeout=5.0)) as conn:
+                    live = {row[0] for row in conn.execute("SELECT id FROM segments")}
+                    for entry in self.path.iterdir():
+                        if entry.is_dir() and entry.name not in live and _is_segment_dir(entry):
+                            shutil.rmtree(entry)
+                    conn.execute("VACUUM")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or attempt == 49:
+                    raise StoreError(f"Chroma ({self!r}): could not rewrite chroma.sqlite3: {exc}") from exc
+                time.sleep(0.1)
 
     # -- helpers ------------------------------------------------------------------------------------
 
@@ -179,8 +257,16 @@ class ChromaIndex:
                 )
             return self._collections[name]
 
-    def _main(self) -> Any:
-        return self._get(self.collection)
+    def _name(self, partition: Partition) -> str:
+        return f"{self.collection}-{partition_token(partition)}"
+
+    def _put(self, name: str, keys: list[int], rows: np.ndarray) -> None:
+        target = self._get(name)
+        for start in range(0, len(keys), _BATCH):
+            chunk = keys[start : start + _BATCH]
+            ids, metas = [str(k) for k in chunk], [{"key": k} for k in chunk]
+            embeddings = rows[start : start + _BATCH]
+            self._call(lambda: target.upsert(ids=ids, embeddings=embeddings, metadatas=metas))  # noqa: B023
 
     def _state(self) -> Any:
         return self._get(f"{self.collection}_state")
@@ -192,3 +278,14 @@ class ChromaIndex:
             raise
         except Exception as exc:  # chromadb raises its own, ValueError, and its Rust bindings' errors
             raise StoreError(f"Chroma ({self!r}): {type(exc).__name__}: {exc}") from exc
+
+
+def _is_segment_dir(entry: Path) -> bool:
+    """Chroma names each HNSW segment's directory by the segment's UUID."""
+    import uuid
+
+    try:
+        uuid.UUID(entry.name)
+    except ValueError:
+        return False
+    return (entry / "header.bin").exists() or not any(entry.iterdir())

@@ -4,12 +4,14 @@ the memory, not linked as its provenance); the journal's reasons may quote it.""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable
+from typing import Any
 
 from memscribe.core.records import MemoryRecord
 
-__all__ = ["ERASED", "Needles", "needles_of"]
+__all__ = ["ERASED", "Needles", "needles_of", "quoted_texts", "scrub_messages", "sources_of"]
 
 ERASED = "[erased]"  # what erased journal reasons and source messages read afterwards
 _WORD = re.compile(r"[^\W_]{4,}")  # words of four letters or more: what identifies a statement
@@ -56,3 +58,28 @@ class Needles:
 def needles_of(records: Iterable[MemoryRecord]) -> Needles:
     records = list(records)
     return Needles((r.text for r in records), (r.value for r in records if r.value))
+
+
+def sources_of(records: Iterable[MemoryRecord]) -> set[tuple[str, int]]:
+    """(episode id, message index) of every message the records were derived from."""
+    return {(r.episode_id, i) for r in records if r.episode_id for i in r.message_indices}
+
+
+def scrub_messages(
+    messages: list[dict[str, Any]], episode_id: str, needles: Needles, sources: set[tuple[str, int]], linked: bool
+) -> bool:
+    """Erase, in place, the messages of one episode that a forget takes with it: its source messages, and
+    those stating a forgotten fact (``linked``: the journal ties the episode to the memory, so a paraphrase
+    counts) or repeating one verbatim. Returns whether any message changed."""
+    changed = False
+    for i, message in enumerate(messages):
+        content = message.get("content") or ""
+        stated = needles.stated_in(content) if linked else needles.quoted_in(content)
+        if (episode_id, i) in sources or (stated and content != ERASED):
+            message["content"], message["tool_calls"], changed = ERASED, [], True
+    return changed
+
+
+def quoted_texts(needles: Needles) -> list[str]:
+    """The forgotten texts as they appear inside an episode's JSON-encoded messages."""
+    return [json.dumps(text, ensure_ascii=False)[1:-1] for text in needles.texts]

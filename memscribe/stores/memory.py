@@ -21,6 +21,7 @@ import numpy.typing as npt
 from memscribe.core.records import Episode, JournalEntry, MemoryRecord, Status
 from memscribe.core.text import keyword_terms
 from memscribe.errors import EmbeddingMismatch, InvalidInput, NotFound, StoreError, WriteConflict
+from memscribe.stores.embedding import query_vector
 from memscribe.stores.filtering import matches
 from memscribe.stores.ports import MAX_EPISODE_ATTEMPTS, Changeset, EpisodeState, Partition, PurgeReport, RecordFilter
 
@@ -353,16 +354,11 @@ class InMemoryStore:
         self, partition: Partition, vector: Vector, model_id: str, flt: RecordFilter, limit: int
     ) -> list[tuple[str, float]]:
         """Exact cosine similarity over every visible version with a vector, best first."""
-        query = np.asarray(vector, dtype=np.float32).reshape(-1)
         with self._lock:
             model = self._model
         if model is None:
             return []
-        if model != (model_id, query.shape[0]):
-            raise EmbeddingMismatch(
-                f"this store holds {model[0]} vectors of dim {model[1]}; the query used {model_id} of dim "
-                f"{query.shape[0]}"
-            )
+        query = query_vector(model, vector, model_id)
         hits = [r for r in self._visible(partition, flt) if r.vector is not None]
         if not hits or limit <= 0:
             return []

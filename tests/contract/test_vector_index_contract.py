@@ -252,8 +252,6 @@ def test_no_file_keeps_a_deleted_or_dropped_vector(adapter: Adapter, index: Vect
     files = index.files()
     if not files:
         pytest.skip(f"{adapter.name} owns no local files")
-    if adapter.name == "chroma":  # the one adapter that does not keep this clause (see ChromaIndex's docstring)
-        pytest.xfail("Chroma keeps written vectors in its write-ahead log (embeddings_queue) after a delete")
     assert holds(index.files(), vec(3)), "the scan must see how this backend stores vectors"
     index.delete(A, np.asarray([3], dtype=np.int64))
     index.persist(A, 11)

@@ -15,6 +15,7 @@ import os
 import random
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
@@ -80,13 +81,27 @@ class Database:
         """``fn(conn)`` inside one transaction scoped to (tenant, user_id), retried on transient failures.
         After a connection lost mid-commit, ``landed(conn)`` (when given) says whether the first attempt
         committed; if so ``on_landed`` is returned instead of running ``fn`` again."""
+        return self._retrying(
+            lambda conn, uncertain: _in_transaction(conn, fn, tenant, user_id, landed if uncertain else None, on_landed)
+        )
+
+    def read(self, fn: Callable[[Any], T], *, tenant: str, user_id: str) -> T:
+        """``fn(conn)``: read-only statements scoped to (tenant, user_id) by the connection's session settings,
+        which are set only when this connection last served another partition, so a search's statement costs
+        one round trip instead of three (BEGIN with the settings, the statement, COMMIT). No transaction:
+        each statement sees its own snapshot, so ``fn``'s statements must not need to agree."""
+        return self._retrying(lambda conn, _: _in_session(conn, fn, tenant, user_id))
+
+    def _retrying(self, attempt: Callable[[Any, bool], T]) -> T:
+        """``attempt(conn, uncertain)`` until it succeeds or a failure is not transient; ``uncertain``: an
+        earlier attempt lost its connection, so it may have committed."""
         psycopg, psycopg_pool = _psycopg()
         deadline = time.monotonic() + self.retry_seconds
         delay, uncertain = 0.02, False
         while True:
             try:
                 with self.pool().connection() as conn:
-                    return _in_transaction(conn, fn, tenant, user_id, landed if uncertain else None, on_landed)
+                    return attempt(conn, uncertain)
             except (psycopg.errors.SerializationFailure, psycopg.errors.DeadlockDetected) as exc:
                 if time.monotonic() > deadline:
                     raise StoreLocked(f"the store kept conflicting: {exc}") from exc
@@ -128,6 +143,22 @@ def _in_transaction(
         raise
     conn.execute("COMMIT")
     return result  # type: ignore[return-value]
+
+
+_SESSION: weakref.WeakKeyDictionary[Any, tuple[str, str]] = weakref.WeakKeyDictionary()  # conn -> partition
+
+
+def _in_session(conn: Any, fn: Callable[[Any], T], tenant: str, user_id: str) -> T:
+    """``fn`` on an autocommit connection whose session settings name (tenant, user_id). A transaction of
+    ``run`` sets its partition locally on top and leaves the session's value as it found it."""
+    if _SESSION.get(conn) != (tenant, user_id):
+        _SESSION.pop(conn, None)  # unknown until the settings below are in place
+        conn.execute(
+            "SELECT set_config('memscribe.tenant', %s, false), set_config('memscribe.user_id', %s, false)",
+            (tenant, user_id),
+        )
+        _SESSION[conn] = (tenant, user_id)
+    return fn(conn)
 
 
 def _configure(conn: Any) -> None:

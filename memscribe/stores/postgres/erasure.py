@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from memscribe.stores.erasure import ERASED, Needles, needles_of
+from memscribe.stores.erasure import ERASED, Needles, needles_of, quoted_texts, scrub_messages, sources_of
 from memscribe.stores.ports import Partition, PurgeReport
 from memscribe.stores.postgres import codec
 from memscribe.stores.postgres.db import ALL
@@ -49,7 +49,7 @@ def erase_memory(conn: Any, partition: Partition, memory_id: str) -> int:
         (ERASED, memory_id, *partition),
     )
     needles = needles_of(records)
-    sources = {(r.episode_id, i) for r in records if r.episode_id for i in r.message_indices}
+    sources = sources_of(records)
     _scrub_episodes(conn, partition, needles, sources, linked | {e for e, _ in sources})
     for needle in needles.strings:
         conn.execute(
@@ -64,8 +64,7 @@ def _scrub_episodes(
     conn: Any, partition: Partition, needles: Needles, sources: set[tuple[str, int]], linked: set[str]
 ) -> None:
     candidates = set(linked)
-    for text in needles.texts:  # any other episode repeating a forgotten text verbatim
-        quoted = json.dumps(text, ensure_ascii=False)[1:-1]
+    for quoted in quoted_texts(needles):  # any other episode repeating a forgotten text verbatim
         rows = conn.execute(
             "SELECT id FROM episodes WHERE tenant = %s AND user_id = %s AND strpos(messages, %s) > 0",
             (*partition, quoted),
@@ -77,13 +76,8 @@ def _scrub_episodes(
         ).fetchone()
         if row is None:
             continue
-        messages, changed = json.loads(row[0]), False
-        for i, message in enumerate(messages):
-            content = message.get("content") or ""
-            stated = needles.stated_in(content) if episode_id in linked else needles.quoted_in(content)
-            if (episode_id, i) in sources or (stated and content != ERASED):
-                message["content"], message["tool_calls"], changed = ERASED, [], True
-        if changed:
+        messages = json.loads(row[0])
+        if scrub_messages(messages, episode_id, needles, sources, episode_id in linked):
             conn.execute("UPDATE episodes SET messages = %s WHERE id = %s", (json.dumps(messages), episode_id))
 
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from memscribe.core.cjk import bigram_phrase
-from memscribe.errors import EmbeddingMismatch
+from memscribe.stores.embedding import query_vector
 from memscribe.stores.ports import Partition, RecordFilter
 from memscribe.stores.postgres.filters import where
 
@@ -67,9 +67,9 @@ def vector_literal(vector: Any) -> str:
 
 
 class SearchMixin:
-    """Search methods of PostgresStore; the store provides ``run`` and ``embedding_model``."""
+    """Search methods of PostgresStore; the store provides ``read`` and ``embedding_model``."""
 
-    run: Callable[..., Any]
+    read: Callable[..., Any]
     embedding_model: Callable[[], tuple[str, int] | None]
     ensure_ann_index: Callable[[int], None]
 
@@ -97,7 +97,7 @@ class SearchMixin:
                 return [(vid, float(s)) for vid, s in rows]
             return [(vid, 1.0 / (1 + i)) for i, (vid, _) in enumerate(rows)]
 
-        result: list[tuple[str, float]] = self.run(work, partition)
+        result: list[tuple[str, float]] = self.read(work, partition)
         return result
 
     def vector_search(
@@ -106,12 +106,7 @@ class SearchMixin:
         known = self.embedding_model()
         if known is None:
             return []
-        query = np.asarray(vector, dtype=np.float32).reshape(-1)
-        if known != (model_id, query.shape[0]):
-            raise EmbeddingMismatch(
-                f"this store holds {known[0]} vectors of dim {known[1]}; the query used {model_id} of dim "
-                f"{query.shape[0]}"
-            )
+        query = query_vector(known, vector, model_id)
         dim = int(known[1])
         self.ensure_ann_index(dim)
         clause, params = where(partition, flt)
@@ -126,5 +121,5 @@ class SearchMixin:
             rows = conn.execute(sql, (literal, *params, literal, limit)).fetchall()
             return [(vid, float(score)) for vid, score in rows]
 
-        result: list[tuple[str, float]] = self.run(work, partition)
+        result: list[tuple[str, float]] = self.read(work, partition)
         return result

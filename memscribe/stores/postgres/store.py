@@ -98,6 +98,11 @@ class PostgresStore(EpisodeMixin, SearchMixin):
         self._open()
         return self.db.run(fn, tenant=partition[0], user_id=partition[1], **retry)
 
+    def read(self, fn: Callable[[Any], Any], partition: Partition) -> Any:
+        """``fn(conn)``: read-only statements confined to ``partition``, each its own snapshot (no transaction)."""
+        self._open()
+        return self.db.read(fn, tenant=partition[0], user_id=partition[1])
+
     def close(self) -> None:
         self.db.close()
 
@@ -273,7 +278,7 @@ class PostgresStore(EpisodeMixin, SearchMixin):
         def work(conn: Any) -> list[MemoryRecord]:
             return [codec.memory_row(r) for r in conn.execute(sql, (*params, limit, offset))]
 
-        result: list[MemoryRecord] = self.run(work, partition)
+        result: list[MemoryRecord] = self.read(work, partition)
         return result
 
     # -- journal and maintenance ---------------------------------------------------------------------

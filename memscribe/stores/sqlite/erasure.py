@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memscribe.core.cjk import has_cjk, segment_cjk
-from memscribe.stores.erasure import ERASED, Needles, needles_of
+from memscribe.stores.erasure import ERASED, Needles, needles_of, quoted_texts, scrub_messages, sources_of
 from memscribe.stores.ports import Partition, PurgeReport
 from memscribe.stores.sqlite import codec
 
@@ -59,7 +59,7 @@ def erase_memory(conn: sqlite3.Connection, partition: Partition, memory_id: str)
         (ERASED, memory_id, *partition),
     )
     needles = needles_of(records)
-    sources = {(r.episode_id, i) for r in records if r.episode_id for i in r.message_indices}
+    sources = sources_of(records)
     _scrub_episodes(conn, partition, needles, sources, linked | {e for e, _ in sources})
     _scrub_reasons(conn, partition, needles)
     if rows:
@@ -75,8 +75,7 @@ def _scrub_episodes(
     linked: set[str],
 ) -> None:
     candidates = set(linked)
-    for text in needles.texts:  # any other episode repeating a forgotten text verbatim
-        quoted = json.dumps(text, ensure_ascii=False)[1:-1]
+    for quoted in quoted_texts(needles):  # any other episode repeating a forgotten text verbatim
         candidates |= {
             r[0]
             for r in conn.execute(
@@ -90,13 +89,8 @@ def _scrub_episodes(
         ).fetchone()
         if row is None:
             continue
-        messages, changed = json.loads(row[0]), False
-        for i, message in enumerate(messages):
-            content = message.get("content") or ""
-            stated = needles.stated_in(content) if episode_id in linked else needles.quoted_in(content)
-            if (episode_id, i) in sources or (stated and content != ERASED):
-                message["content"], message["tool_calls"], changed = ERASED, [], True
-        if changed:
+        messages = json.loads(row[0])
+        if scrub_messages(messages, episode_id, needles, sources, episode_id in linked):
             conn.execute("UPDATE episodes SET messages = ? WHERE id = ?", (json.dumps(messages), episode_id))
 
 

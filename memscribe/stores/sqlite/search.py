@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from memscribe.core.cjk import bigram_phrase
-from memscribe.errors import EmbeddingMismatch
+from memscribe.stores.embedding import query_vector
 from memscribe.stores.ports import Partition, RecordFilter
 from memscribe.stores.sqlite.filters import where
 from memscribe.stores.sqlite.vectors import SQLiteVectorLog, VectorCache, partition_token
@@ -129,12 +129,7 @@ class SearchMixin:
         known = self.embedding_model()
         if known is None:
             return []
-        query = np.asarray(vector, dtype=np.float32).reshape(-1)
-        if known != (model_id, query.shape[0]):
-            raise EmbeddingMismatch(
-                f"this store holds {known[0]} vectors of dim {known[1]}; the query used {model_id} of dim "
-                f"{query.shape[0]}"
-            )
+        query = query_vector(known, vector, model_id)
         if flt.current_only:
             return self._ann_search(partition, query, flt, limit, known[1])
         return self._exact_search(partition, query, flt, limit)
