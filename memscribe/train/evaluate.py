@@ -70,15 +70,23 @@ def eval_chunks(
 
 
 def eval_natural(
-    base_url: str, model: str, path: Path, count: int, workdir: Path, *, timeout: float = 600.0
+    base_url: str,
+    model: str,
+    path: Path,
+    count: int,
+    workdir: Path,
+    *,
+    timeout: float = 600.0,
+    provider: str = "openai-compatible",
 ) -> dict[str, Any]:
-    """The shipped pro writer over ``model`` on a fixed subset of a natural-scenario file."""
+    """The shipped pro writer over ``model`` on a fixed subset of a natural-scenario file. ``provider`` is the
+    preset the writer talks through (``llamacpp`` asks llama.cpp for grammar-constrained JSON)."""
     from memscribe.bench.llm_natural import load_subset, run_writer
     from memscribe.providers.openai_compat import RetryPolicy
     from memscribe.providers.presets import make_chat
 
     def chat() -> Any:
-        return make_chat(f"openai-compatible:{model}", base_url=base_url, timeout=timeout,
+        return make_chat(f"{provider}:{model}", base_url=base_url, timeout=timeout,
                          retry=RetryPolicy(max_retries=1))  # fmt: skip
 
     workdir.mkdir(parents=True, exist_ok=True)
