@@ -95,12 +95,18 @@ def _run_trainer(
         report_to=[],
         seed=seed,
         use_cpu=not torch.cuda.is_available(),
+        bf16=_bf16(),  # TRL defaults to bf16 autocast, which runs ~10x slower on a CPU without bf16 matmuls
         disable_tqdm=True,
         **(config or {}),
     )
     trainer = trainer_class(args=args, train_dataset=Dataset.from_list(list(rows)), **trainer_args)
     trainer.train()
     return trainer
+
+
+def _bf16() -> bool:
+    """bf16 mixed precision only on a CUDA device that supports it; fp32 on a CPU."""
+    return bool(torch.cuda.is_available() and torch.cuda.is_bf16_supported())
 
 
 def _losses(trainer: Any) -> list[float]:
