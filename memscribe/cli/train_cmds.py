@@ -39,10 +39,13 @@ def train_group() -> None:
 @click.option("--seed", type=int, default=7, show_default=True, help="Scenario generator seed.")
 @click.option("--teacher", default=None, help="provider:model of the writer that answers (default: lite rules).")
 @click.option("--teacher-base-url", default=None, help="OpenAI-compatible URL of the teacher.")
+@click.option("--protocol", "protocols", default="pro", show_default=True,
+              help="Comma-separated writer protocols of the rows: pro, mem0, hy.")  # fmt: skip
 @click.pass_obj
 def export_cmd(
-    state: CliState, out_dir: Path, scenarios: int, seed: int, teacher: str | None, teacher_base_url: str | None
-) -> None:
+    state: CliState, out_dir: Path, scenarios: int, seed: int, teacher: str | None, teacher_base_url: str | None,
+    protocols: str,
+) -> None:  # fmt: skip
     """Write sft.jsonl and rl.jsonl (schema memscribe-train/1) from a writer's runs on generated scenarios."""
     from memscribe.bench.scenarios import generate_scenarios
     from memscribe.train.dataset import SCHEMA, export_rows, write_rows
@@ -52,11 +55,13 @@ def export_cmd(
         from memscribe.providers.presets import make_chat
 
         chat = make_chat(teacher, base_url=teacher_base_url)
-    rows = export_rows(
-        generate_scenarios(scenarios, seed), out_dir / "work", writer=chat, writer_name=teacher or "scripted-lite"
-    )
+    from memscribe.train.protocols import check_protocols
+
+    chosen = check_protocols([p.strip() for p in protocols.split(",") if p.strip()])
+    rows = export_rows(generate_scenarios(scenarios, seed), out_dir / "work", writer=chat,
+                       writer_name=teacher or "scripted-lite", protocols=chosen)  # fmt: skip
     counts = write_rows(rows, out_dir)
-    result = {"schema": SCHEMA, "out": str(out_dir), **counts}
+    result = {"schema": SCHEMA, "out": str(out_dir), "protocols": list(chosen), **counts}
     _emit(state, result, lambda: f"wrote {counts['sft']} sft and {counts['rl']} rl rows ({SCHEMA}) to {out_dir}")
 
 

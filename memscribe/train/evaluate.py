@@ -56,11 +56,12 @@ def eval_chunks(
     scored: list[dict[str, float | int]] = []
     weights = RewardWeights()
     for number, row in enumerate(rows, 1):
-        key = str(row["scenario"]["scenario_id"])
+        protocol = str(row.get("protocol", "pro"))
+        key = f"{protocol}-{row['scenario']['scenario_id']}"
         if key not in envs:
             from memscribe.train.dataset import scenario_from_dict
 
-            envs[key] = MemoryEnv(scenario_from_dict(row["scenario"]), workdir / model / key)
+            envs[key] = MemoryEnv(scenario_from_dict(row["scenario"]), workdir / model / key, protocol=protocol)
         text = ask(base_url, model, row["prompt"], max_tokens=max_tokens, timeout=timeout)
         scored.append(envs[key].step(int(row["chunk"]), text).as_dict(weights))
         progress(f"{model}: chunk {number}/{len(rows)} reward {scored[-1]['total']:.3f}")

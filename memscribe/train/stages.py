@@ -175,22 +175,25 @@ class EnvReward:
         self.envs: dict[str, MemoryEnv] = {}
         self.history: list[dict[str, float | int]] = []
 
-    def env(self, scenario: dict[str, Any] | str) -> MemoryEnv:
+    def env(self, scenario: dict[str, Any] | str, protocol: str = "pro") -> MemoryEnv:
         if isinstance(scenario, str):
             scenario = json.loads(scenario)
         assert isinstance(scenario, dict)
-        key = str(scenario["scenario_id"])
+        key = f"{protocol}-{scenario['scenario_id']}" if protocol != "pro" else str(scenario["scenario_id"])
         if key not in self.envs:
-            self.envs[key] = MemoryEnv(scenario_from_dict(scenario), self.workdir / key, horizon=self.horizon)
+            self.envs[key] = MemoryEnv(
+                scenario_from_dict(scenario), self.workdir / key, horizon=self.horizon, protocol=protocol
+            )
         return self.envs[key]
 
     def __call__(
         self, prompts: Sequence[Any], completions: Sequence[Any], *, scenario: Sequence[Any], chunk: Sequence[Any],
-        **_: Any,
+        protocol: Sequence[Any] | None = None, **_: Any,
     ) -> list[float]:  # fmt: skip
         rewards = []
-        for completion, data, k in zip(completions, scenario, chunk, strict=True):
-            reward = self.env(data).step(int(k), _text(completion))
+        names = protocol if protocol is not None else ["pro"] * len(completions)
+        for completion, data, k, name in zip(completions, scenario, chunk, names, strict=True):
+            reward = self.env(data, str(name)).step(int(k), _text(completion))
             self.history.append(reward.as_dict(self.weights))
             rewards.append(reward.total(self.weights))
         return rewards
@@ -217,7 +220,11 @@ def grpo(
     seed: int = 0,
 ) -> EnvReward:
     """Stage 2 on ``rl`` rows; returns the reward function, whose ``history`` holds every scored rollout."""
-    data = [{"prompt": r["prompt"], "scenario": json.dumps(r["scenario"]), "chunk": r["chunk"]} for r in rows]
+    data = [
+        {"prompt": r["prompt"], "scenario": json.dumps(r["scenario"]), "chunk": r["chunk"],
+         "protocol": r.get("protocol", "pro")}
+        for r in rows
+    ]  # fmt: skip
     reward = EnvReward(out_dir / "env", horizon=horizon)
     config = {"num_generations": generations, "max_completion_length": max_completion_length, "temperature": 1.0,
               "beta": 0.0}  # fmt: skip
