@@ -168,9 +168,8 @@ class MemoryEnv:
             operations = parse_operations(text)
             writer_chat = FunctionChat(lambda messages: text if len(messages) <= 2 else _EMPTY, model="policy")
         else:
-            calls = self.steps[k].calls
-            operations = _listed(parse_answer(text, calls[-1].schema if calls else None))
-            writer_chat = Tap(self.reference, policy=text, at=len(calls) - 1, model="policy")
+            operations = self.operations(k, text)
+            writer_chat = Tap(self.reference, policy=text, at=len(self.steps[k].calls) - 1, model="policy")
         with self._memory(path, writer_chat) as memory:
             before = self._texts(memory)
             self._add(memory, chunk)
@@ -189,6 +188,13 @@ class MemoryEnv:
             probes=len(chunk.probes),
             memories=len(after),
         )
+
+    def operations(self, k: int, text: str) -> list[dict[str, Any]] | None:
+        """The operations in ``text`` as chunk ``k``'s answer in this protocol, or None when it does not parse."""
+        if self.protocol == "pro":
+            return parse_operations(text)
+        calls = self.steps[k].calls
+        return _listed(parse_answer(text, calls[-1].schema if calls else None))
 
     def _attribute(self, path: Path, k: int) -> float:
         later = range(k + 1, min(k + 1 + self.horizon, len(self.scenario.chunks)))
