@@ -80,6 +80,7 @@ def test_the_grpo_reward_scores_each_completion_in_its_rows_protocol(tmp_path: P
         r for r in export_rows([make_scenario(0, 2)], tmp_path / "x", protocols=("pro", "mem0")) if r["kind"] == "rl"
     ]
     reward = EnvReward(tmp_path / "env")
+    assert EnvReward(tmp_path / "carry", carry=True).env(rows[0]["scenario"]).carry  # --carry reaches the env
     scores = reward(
         [r["prompt"] for r in rows], [r["reference"] for r in rows],
         scenario=[json.dumps(r["scenario"]) for r in rows], chunk=[r["chunk"] for r in rows],

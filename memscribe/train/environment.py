@@ -84,8 +84,10 @@ class MemoryEnv:
         horizon: int = 1,
         embedder: str = "hash",
         protocol: str = "pro",
+        carry: bool = False,
     ) -> None:
         self.protocol = check_protocols([protocol])[0]
+        self.carry = carry
         self.scenario = scenario
         self.workdir = Path(workdir)
         self.reference = reference or (scripted_pro_chat() if protocol == "pro" else bench_fake_chat())
@@ -107,12 +109,22 @@ class MemoryEnv:
         self.steps  # noqa: B018 - builds the snapshots on first use
         return self.workdir / "snapshots" / f"before-{k:03d}.db"
 
+    def start(self, k: int) -> Path:
+        """The store a rollout of chunk ``k`` starts from: with ``carry``, the bank the latest rollout of chunk
+        ``k - 1`` wrote (when there was one), else the reference's snapshot ``k``."""
+        carried = self._carried(k)
+        return carried if self.carry and carried.exists() else self.snapshot(k)
+
+    def _carried(self, k: int) -> Path:
+        return self.workdir / "carried" / f"before-{k:03d}.db"
+
     def _build_reference(self) -> None:
         if self.protocol != "pro":
             self._build_protocol_reference()
             return
         live = self.workdir / "reference" / "store.db"
         (self.workdir / "snapshots").mkdir(parents=True, exist_ok=True)
+        (self.workdir / "carried").mkdir(parents=True, exist_ok=True)
         live.parent.mkdir(parents=True, exist_ok=True)
         calls: list[tuple[dict[str, Any], ...]] = []
         answers: list[str] = []
@@ -138,6 +150,7 @@ class MemoryEnv:
         the chunk's last call (the one whose answer carries the operations)."""
         live = self.workdir / "reference" / "store.db"
         (self.workdir / "snapshots").mkdir(parents=True, exist_ok=True)
+        (self.workdir / "carried").mkdir(parents=True, exist_ok=True)
         live.parent.mkdir(parents=True, exist_ok=True)
         tap = Tap(self.reference, model="reference")
         with self._memory(live, tap) as memory:
@@ -162,7 +175,7 @@ class MemoryEnv:
         self._rollouts += 1
         path = self.workdir / "rollouts" / f"r{self._rollouts:05d}.db"
         path.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(self.snapshot(k), path)
+        shutil.copyfile(self.start(k), path)
         writer_chat: ChatModel
         if self.protocol == "pro":
             operations = parse_operations(text)
@@ -176,6 +189,8 @@ class MemoryEnv:
             accuracy, stale = self._probe(memory, chunk)
             after = self._texts(memory)
             rejected = memory.writer.stats.rejections
+        if self.carry and k + 1 < len(self.scenario.chunks):
+            _backup(path, self._carried(k + 1))  # the bank this rollout wrote starts chunk k + 1
         attributed = self._attribute(path, k)
         _unlink_store(path)
         return ChunkReward(

@@ -169,15 +169,17 @@ class EnvReward:
 
     With a ``judge`` (:class:`~memscribe.train.judge.StepJudge`), ``judge_weight`` times its mean operation
     score is added; a rollout the judge failed on gets no judge term (``judge_failed`` 1 in its history entry,
-    the error in ``judgements``), never a silent zero."""
+    the error in ``judgements``), never a silent zero. With ``carry``, each scenario's environment starts
+    chunk k + 1 from the bank the latest rollout of chunk k wrote (:meth:`MemoryEnv.start`), not the reference's."""
 
     __name__ = "memory_reward"
 
     def __init__(
         self, workdir: Path, *, horizon: int = 1, weights: RewardWeights | None = None, judge: StepJudge | None = None,
-        judge_weight: float = 0.5,
+        judge_weight: float = 0.5, carry: bool = False,
     ) -> None:  # fmt: skip
         self.workdir = workdir
+        self.carry = carry
         self.horizon = horizon
         self.weights = weights or RewardWeights()
         self.judge = judge
@@ -193,7 +195,11 @@ class EnvReward:
         key = f"{protocol}-{scenario['scenario_id']}" if protocol != "pro" else str(scenario["scenario_id"])
         if key not in self.envs:
             self.envs[key] = MemoryEnv(
-                scenario_from_dict(scenario), self.workdir / key, horizon=self.horizon, protocol=protocol
+                scenario_from_dict(scenario),
+                self.workdir / key,
+                horizon=self.horizon,
+                protocol=protocol,
+                carry=self.carry,
             )
         return self.envs[key]
 
@@ -247,6 +253,7 @@ def grpo(
     horizon: int = 1,
     seed: int = 0,
     judge: StepJudge | None = None,
+    carry: bool = False,
 ) -> EnvReward:
     """Stage 2 on ``rl`` rows; returns the reward function, whose ``history`` holds every scored rollout.
     ``judge`` adds the step-level teacher judge's term (:class:`EnvReward`)."""
@@ -255,7 +262,7 @@ def grpo(
          "protocol": r.get("protocol", "pro")}
         for r in rows
     ]  # fmt: skip
-    reward = EnvReward(out_dir / "env", horizon=horizon, judge=judge)
+    reward = EnvReward(out_dir / "env", horizon=horizon, judge=judge, carry=carry)
     config = {"num_generations": generations, "max_completion_length": max_completion_length, "temperature": 1.0,
               "beta": 0.0}  # fmt: skip
     _run_trainer(GRPOTrainer, GRPOConfig, out_dir, data, steps=steps, lr=lr, seed=seed, batch_size=generations,
