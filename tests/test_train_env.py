@@ -125,3 +125,26 @@ def test_text_that_does_not_parse_scores_no_format_and_writes_nothing(env: Memor
 def test_a_chunk_outside_the_scenario_is_refused(env: MemoryEnv) -> None:
     with pytest.raises(ValueError, match="outside scenario"):
         env.step(5, _answer())
+
+
+EMPTY = '{"operations": []}'
+
+
+def test_with_carry_a_bad_write_at_chunk_k_lowers_chunk_k_plus_1s_reward(tmp_path: Path) -> None:
+    from memscribe.bench.scenarios import make_scenario
+
+    scenario = make_scenario(0, 4)
+    good, bad = MemoryEnv(scenario, tmp_path / "good", carry=True), MemoryEnv(scenario, tmp_path / "bad", carry=True)
+    probe = MemoryEnv(scenario, tmp_path / "probe")
+    # A chunk whose facts the next chunk's probes ask about: writing nothing there is charged later.
+    k = next(j for j in range(len(scenario.chunks) - 1) if probe.step(j, EMPTY).attributed > 0)
+    assert good.start(k + 1) == good.snapshot(k + 1)  # nothing carried yet: the reference's bank
+    good.step(k, good.steps[k].answer)
+    bad.step(k, EMPTY)  # writes nothing for chunk k
+    assert bad.start(k + 1) != bad.snapshot(k + 1)
+    after_good, after_bad = good.step(k + 1, good.steps[k + 1].answer), bad.step(k + 1, bad.steps[k + 1].answer)
+    assert after_bad.probe_accuracy < after_good.probe_accuracy and after_bad.total() < after_good.total()
+    # Without carry, chunk k + 1 starts from the reference's bank whatever was written at chunk k.
+    plain = MemoryEnv(scenario, tmp_path / "plain")
+    plain.step(k, EMPTY)
+    assert plain.step(k + 1, plain.steps[k + 1].answer).probe_accuracy == plain.steps[k + 1].accuracy

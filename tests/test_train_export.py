@@ -18,7 +18,7 @@ def test_export_writes_chat_ready_sft_rows_and_self_contained_rl_rows(tmp_path: 
     assert result.exit_code == 0, result.output
     summary = json.loads(result.output)
     sft, rl = read_rows(tmp_path / "sft.jsonl", "sft"), read_rows(tmp_path / "rl.jsonl", "rl")
-    assert summary == {"schema": SCHEMA, "out": str(tmp_path), "sft": len(sft), "rl": len(rl)}
+    assert summary == {"schema": SCHEMA, "out": str(tmp_path), "protocols": ["pro"], "sft": len(sft), "rl": len(rl)}
     assert len(sft) == len(rl) > 2
     row = sft[0]
     assert [m["role"] for m in row["messages"]] == ["system", "user", "assistant"]

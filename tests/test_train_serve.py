@@ -74,3 +74,22 @@ def test_eval_scores_the_served_answers_with_the_environment(served: dict[str, A
     expected = terms["probe_accuracy"] - 0.5 * (terms["over_storage"] + terms["stale"] + terms["wrong_supersede"]
                                                 + terms["attributed"])  # fmt: skip
     assert report["reward"] == pytest.approx(expected, abs=1e-4)
+
+
+def test_train_eval_uses_a_running_server_for_both_models(served: dict[str, Any]) -> None:
+    from click.testing import CliRunner
+
+    from memscribe.cli.main import cli
+
+    out = served["root"] / "eval.json"
+    args = ["--json", "train", "eval", "--url", served["url"], "--model", "tiny", "--base", "tiny", "--seed", "11",
+            "--scenarios", "1", "--chunks", "1", "--max-new-tokens", "6", "--out", str(out)]  # fmt: skip
+    done = CliRunner().invoke(cli, args)
+    assert done.exit_code == 0, done.output
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert report["served_at"] == served["url"]
+    assert [report["runs"][r]["served_as"] for r in ("base", "trained")] == ["tiny", "tiny"]
+    base, trained = report["runs"]["base"]["held_out"], report["runs"]["trained"]["held_out"]
+    assert base["chunks"] == trained["chunks"] == 1
+    # One greedy model served under both roles scores the same twice.
+    assert base["reward"] == trained["reward"] and base["per_chunk"] == trained["per_chunk"]

@@ -7,7 +7,9 @@ TRL and peft when run, so ``memscribe --help`` works without them.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,10 +39,13 @@ def train_group() -> None:
 @click.option("--seed", type=int, default=7, show_default=True, help="Scenario generator seed.")
 @click.option("--teacher", default=None, help="provider:model of the writer that answers (default: lite rules).")
 @click.option("--teacher-base-url", default=None, help="OpenAI-compatible URL of the teacher.")
+@click.option("--protocol", "protocols", default="pro", show_default=True,
+              help="Comma-separated writer protocols of the rows: pro, mem0, hy.")  # fmt: skip
 @click.pass_obj
 def export_cmd(
-    state: CliState, out_dir: Path, scenarios: int, seed: int, teacher: str | None, teacher_base_url: str | None
-) -> None:
+    state: CliState, out_dir: Path, scenarios: int, seed: int, teacher: str | None, teacher_base_url: str | None,
+    protocols: str,
+) -> None:  # fmt: skip
     """Write sft.jsonl and rl.jsonl (schema memscribe-train/1) from a writer's runs on generated scenarios."""
     from memscribe.bench.scenarios import generate_scenarios
     from memscribe.train.dataset import SCHEMA, export_rows, write_rows
@@ -50,11 +55,13 @@ def export_cmd(
         from memscribe.providers.presets import make_chat
 
         chat = make_chat(teacher, base_url=teacher_base_url)
-    rows = export_rows(
-        generate_scenarios(scenarios, seed), out_dir / "work", writer=chat, writer_name=teacher or "scripted-lite"
-    )
+    from memscribe.train.protocols import check_protocols
+
+    chosen = check_protocols([p.strip() for p in protocols.split(",") if p.strip()])
+    rows = export_rows(generate_scenarios(scenarios, seed), out_dir / "work", writer=chat,
+                       writer_name=teacher or "scripted-lite", protocols=chosen)  # fmt: skip
     counts = write_rows(rows, out_dir)
-    result = {"schema": SCHEMA, "out": str(out_dir), **counts}
+    result = {"schema": SCHEMA, "out": str(out_dir), "protocols": list(chosen), **counts}
     _emit(state, result, lambda: f"wrote {counts['sft']} sft and {counts['rl']} rl rows ({SCHEMA}) to {out_dir}")
 
 
@@ -247,10 +254,30 @@ def serve_cmd(model: str, gguf: str | None, name: str, host: str, port: int, max
 
 
 @train_group.command("eval")
-@click.option("--model", required=True, help="The trained model: a Hugging Face folder (train sft/grpo/demo output).")
+@click.option(
+    "--model",
+    required=True,
+    help="The trained model: a Hugging Face folder, or with --url the name the server serves it as.",
+)
 @click.option("--gguf", default=None, help="GGUF file name inside --model, when it is one.")
-@click.option("--base", required=True, help="The untrained base: a Hugging Face folder or a GGUF's folder.")
+@click.option(
+    "--base",
+    required=True,
+    help="The untrained base: a Hugging Face folder or a GGUF's folder, or with --url its served name.",
+)
 @click.option("--base-gguf", default=None, help="GGUF file name inside --base.")
+@click.option(
+    "--url",
+    default=None,
+    help="A running OpenAI-compatible server (e.g. llama.cpp) serving both models: nothing is loaded.",
+)
+@click.option(
+    "--provider",
+    type=click.Choice(["openai-compatible", "llamacpp", "vllm", "sglang"]),
+    default="openai-compatible",
+    show_default=True,
+    help="Preset of the natural run's pro writer.",
+)
 @click.option("--scenarios", type=click.IntRange(min=1), default=2, show_default=True, help="Held-out generated.")
 @click.option("--seed", type=int, default=202, show_default=True, help="Generator seed (the demo holds out 202).")
 @click.option("--chunks", type=click.IntRange(min=0), default=0, show_default=True, help="First N chunks; 0: all.")
@@ -262,34 +289,69 @@ def serve_cmd(model: str, gguf: str | None, name: str, host: str, port: int, max
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), default=None, help="JSON report.")
 @click.pass_obj
 def eval_cmd(
-    state: CliState, model: str, gguf: str | None, base: str, base_gguf: str | None, scenarios: int, seed: int,
-    chunks: int, natural: Path | None, natural_scenarios: int, port: int, max_new_tokens: int, out_path: Path | None,
+    state: CliState, model: str, gguf: str | None, base: str, base_gguf: str | None, url: str | None,
+    provider: str, scenarios: int, seed: int, chunks: int, natural: Path | None, natural_scenarios: int, port: int,
+    max_new_tokens: int, out_path: Path | None,
 ) -> None:  # fmt: skip
-    """The trained model as the pro writer beside its untrained base, both served locally, in one run."""
+    """The trained model as the pro writer beside its untrained base, both served, in one run."""
+    import contextlib
+
+    from memscribe.train.serve import LocalModels, serving
+
+    names = {"base": base, "trained": model}
+    report: dict[str, Any] = {"model": model, "base": base, "seed": seed, "scenarios": scenarios, "runs": {}}
+    if url is None:
+        models = LocalModels({"trained": _load(model, gguf), "base": _load(base, base_gguf)},
+                             max_new_tokens=max_new_tokens)  # fmt: skip
+        names = {"base": "base", "trained": "trained"}
+        endpoint: Any = serving(models, port=port)
+    else:
+        endpoint = contextlib.nullcontext(url)
+    with endpoint as served_at:
+        report["served_at"] = served_at
+        _eval_runs(report, served_at, names, _EvalPlan(scenarios, seed, chunks, natural, natural_scenarios,
+                   provider, max_new_tokens, out_path))  # fmt: skip
+    _emit(state, report, lambda: eval_table(report))
+
+
+@dataclass(frozen=True)
+class _EvalPlan:
+    scenarios: int
+    seed: int
+    chunks: int
+    natural: Path | None
+    natural_scenarios: int
+    provider: str
+    max_new_tokens: int
+    out_path: Path | None
+
+
+def _eval_runs(report: dict[str, Any], url: str, names: dict[str, str], plan: _EvalPlan) -> None:
+    """Base, then trained: held-out chunks and the optional natural subset, the report saved after each."""
     import tempfile
 
     from memscribe.train.evaluate import eval_chunks, eval_natural, held_out_rows
-    from memscribe.train.serve import LocalModels, serving
 
     def say(line: str) -> None:
         click.echo(line, err=True)
 
-    models = LocalModels({"trained": _load(model, gguf), "base": _load(base, base_gguf)},
-                         max_new_tokens=max_new_tokens)  # fmt: skip
-    report: dict[str, Any] = {"model": model, "base": base, "seed": seed, "scenarios": scenarios, "runs": {}}
-    with tempfile.TemporaryDirectory(prefix="memscribe-train-eval-") as tmp, serving(models, port=port) as url:
-        report["served_at"] = url
-        rows = held_out_rows(scenarios, seed, Path(tmp) / "data", chunks=chunks)
-        for name in ("base", "trained"):
-            run = {"held_out": eval_chunks(url, name, rows, Path(tmp) / "env", max_tokens=max_new_tokens,
-                                           progress=say)}  # fmt: skip
-            if natural is not None:
-                run["natural"] = eval_natural(url, name, natural, natural_scenarios, Path(tmp) / f"nat-{name}")
-            report["runs"][name] = run
-            if out_path is not None:
-                out_path.parent.mkdir(parents=True, exist_ok=True)
-                out_path.write_text(json.dumps(report, indent=1), encoding="utf-8")
-    _emit(state, report, lambda: eval_table(report))
+    with tempfile.TemporaryDirectory(prefix="memscribe-train-eval-") as tmp:
+        rows = held_out_rows(plan.scenarios, plan.seed, Path(tmp) / "data", chunks=plan.chunks)
+        for role in ("base", "trained"):
+            name, clock = names[role], time.monotonic()
+            held = eval_chunks(url, name, rows, Path(tmp) / "env" / role, max_tokens=plan.max_new_tokens, progress=say)
+            run: dict[str, Any] = {"served_as": name, "held_out": held}
+            run["held_out_s"] = round(time.monotonic() - clock, 1)
+            if plan.natural is not None:
+                clock = time.monotonic()
+                run["natural"] = eval_natural(url, name, plan.natural, plan.natural_scenarios,
+                                              Path(tmp) / f"nat-{role}", provider=plan.provider)  # fmt: skip
+                run["natural_s"] = round(time.monotonic() - clock, 1)
+                say(f"{role}: natural {run['natural']}")
+            report["runs"][role] = run
+            if plan.out_path is not None:
+                plan.out_path.parent.mkdir(parents=True, exist_ok=True)
+                plan.out_path.write_text(json.dumps(report, indent=1), encoding="utf-8")
 
 
 def eval_table(report: dict[str, Any]) -> str:

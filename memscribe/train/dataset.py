@@ -23,8 +23,9 @@ from typing import Any
 from memscribe.bench.scenarios import Chunk, Probe, Scenario, Turn, scenario_dict
 from memscribe.providers.chat import ChatModel
 from memscribe.train.environment import MemoryEnv
+from memscribe.train.protocols import check_protocols
 
-__all__ = ["SCHEMA", "compact_answer", "export_rows", "read_rows", "scenario_from_dict", "write_rows"]
+__all__ = ["SCHEMA", "compact_answer", "export_rows", "protocol_tag", "read_rows", "scenario_from_dict", "write_rows"]
 
 SCHEMA = "memscribe-train/1"
 # Fields a pro answer may leave out: the decoder fills them in from the chunk (message indices, the episode's
@@ -72,33 +73,66 @@ def export_rows(
     writer: ChatModel | None = None,
     writer_name: str = "scripted-lite",
     compact: bool = False,
+    protocols: Sequence[str] = ("pro",),
 ) -> Iterator[dict[str, Any]]:
-    """SFT and RL rows for every chunk of every scenario, written by ``writer`` (default: lite via pro).
-    ``compact`` stores each answer as :func:`compact_answer` (the ``reference`` of RL rows too)."""
-    for scenario in scenarios:
-        env = MemoryEnv(scenario, workdir / scenario.scenario_id, reference=writer)
-        data = scenario_dict(scenario)
-        for k, step in enumerate(env.steps):
-            if not step.messages:
-                continue  # nothing for the writer to read in this chunk (no user or assistant text)
-            source = {"writer": writer_name, "protocol": "pro", "scenario": scenario.scenario_id, "chunk": k}
-            prompt = [{"role": str(m["role"]), "content": str(m["content"])} for m in step.messages]
-            answer = compact_answer(step.answer) if compact else step.answer
-            yield {
-                "schema": SCHEMA,
-                "kind": "sft",
-                "messages": [*prompt, {"role": "assistant", "content": answer}],
-                "source": source,
-            }
-            yield {
-                "schema": SCHEMA,
-                "kind": "rl",
-                "prompt": prompt,
-                "scenario": data,
-                "chunk": k,
-                "reference": answer,
-                "source": source,
-            }
+    """SFT and RL rows for every chunk of every scenario in every protocol, written by ``writer`` (default:
+    lite via pro; for ``mem0`` and ``hy`` the benchmark's fake model that speaks them). ``compact`` stores each
+    pro answer as :func:`compact_answer` (the ``reference`` of RL rows too). With more than one protocol every
+    prompt starts with :func:`protocol_tag`, so one model learns which protocol it is asked to speak."""
+    chosen = check_protocols(protocols)
+    for protocol in chosen:
+        for scenario in scenarios:
+            yield from _scenario_rows(scenario, workdir / protocol, writer, writer_name, compact and protocol == "pro",
+                                      protocol, len(chosen) > 1)  # fmt: skip
+
+
+def protocol_tag(protocol: str) -> str:
+    """The line that names the protocol at the head of a multi-protocol prompt."""
+    return f"[memscribe writer protocol: {protocol}]\n"
+
+
+def _prompt(messages: Sequence[dict[str, Any]], protocol: str, tag: bool) -> list[dict[str, str]]:
+    prompt = [{"role": str(m["role"]), "content": str(m["content"])} for m in messages]
+    if tag and prompt:
+        prompt[0]["content"] = protocol_tag(protocol) + prompt[0]["content"]
+    return prompt
+
+
+def _scenario_rows(
+    scenario: Scenario, workdir: Path, writer: ChatModel | None, writer_name: str, compact: bool, protocol: str,
+    tag: bool,
+) -> Iterator[dict[str, Any]]:  # fmt: skip
+    env = MemoryEnv(scenario, workdir / scenario.scenario_id, reference=writer, protocol=protocol)
+    data = scenario_dict(scenario)
+    for k, step in enumerate(env.steps):
+        if not step.messages:
+            continue  # nothing for the writer to read in this chunk (no user or assistant text)
+        source = {"writer": writer_name, "protocol": protocol, "scenario": scenario.scenario_id, "chunk": k}
+        prompt = _prompt(step.messages, protocol, tag)
+        answer = compact_answer(step.answer) if compact else step.answer
+        # Every call is an SFT row (mem0 / hy: the extraction too); the chunk's last call is the RL step.
+        for call in step.calls[:-1]:
+            yield _sft(_prompt(call.messages, protocol, tag), call.text, source)
+        yield _sft(prompt, answer, source)
+        yield {
+            "schema": SCHEMA,
+            "kind": "rl",
+            "prompt": prompt,
+            "scenario": data,
+            "chunk": k,
+            "reference": answer,
+            "protocol": protocol,
+            "source": source,
+        }
+
+
+def _sft(prompt: list[dict[str, str]], answer: str, source: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "schema": SCHEMA,
+        "kind": "sft",
+        "messages": [*prompt, {"role": "assistant", "content": answer}],
+        "source": source,
+    }
 
 
 def write_rows(rows: Iterable[dict[str, Any]], out_dir: Path) -> dict[str, int]:

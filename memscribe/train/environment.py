@@ -27,12 +27,13 @@ from memscribe.bench.harness import result_rows, row_text
 from memscribe.bench.metrics import Verdict, contains_value, judge_answer, normalize_answer
 from memscribe.bench.pro import scripted_pro_chat
 from memscribe.bench.scenarios import Chunk, Scenario
+from memscribe.bench.writers.fake_model import bench_fake_chat
 from memscribe.core.clock import FrozenClock
 from memscribe.errors import ModelOutputError
 from memscribe.providers.chat import ChatModel, InvalidModelOutput, parse_reply
 from memscribe.testing.chat import FunctionChat
+from memscribe.train.protocols import Call, Tap, check_protocols, parse_answer, protocol_writer
 from memscribe.train.rewards import ChunkReward
-from memscribe.write.llm import ProWriter
 from memscribe.write.llm.decode import flatten
 from memscribe.write.prompts.pro_schema import PRO_SCHEMA
 
@@ -48,7 +49,7 @@ class _Open:
     """An open store with the writer and clock it was opened with."""
 
     memory: Any
-    writer: ProWriter
+    writer: Any
     clock: FrozenClock
 
 
@@ -59,6 +60,7 @@ class ReferenceStep:
     messages: tuple[dict[str, Any], ...]  # the pro request (system + user)
     answer: str  # the reference model's text
     accuracy: float
+    calls: tuple[Call, ...] = ()  # every call of the chunk (mem0 / hy: extract, then reconcile)
 
 
 def parse_operations(text: str) -> list[dict[str, Any]] | None:
@@ -81,10 +83,14 @@ class MemoryEnv:
         reference: ChatModel | None = None,
         horizon: int = 1,
         embedder: str = "hash",
+        protocol: str = "pro",
+        carry: bool = False,
     ) -> None:
+        self.protocol = check_protocols([protocol])[0]
+        self.carry = carry
         self.scenario = scenario
         self.workdir = Path(workdir)
-        self.reference = reference or scripted_pro_chat()
+        self.reference = reference or (scripted_pro_chat() if protocol == "pro" else bench_fake_chat())
         self.horizon = horizon
         self.embedder = embedder
         self._steps: list[ReferenceStep] = []
@@ -103,9 +109,22 @@ class MemoryEnv:
         self.steps  # noqa: B018 - builds the snapshots on first use
         return self.workdir / "snapshots" / f"before-{k:03d}.db"
 
+    def start(self, k: int) -> Path:
+        """The store a rollout of chunk ``k`` starts from: with ``carry``, the bank the latest rollout of chunk
+        ``k - 1`` wrote (when there was one), else the reference's snapshot ``k``."""
+        carried = self._carried(k)
+        return carried if self.carry and carried.exists() else self.snapshot(k)
+
+    def _carried(self, k: int) -> Path:
+        return self.workdir / "carried" / f"before-{k:03d}.db"
+
     def _build_reference(self) -> None:
+        if self.protocol != "pro":
+            self._build_protocol_reference()
+            return
         live = self.workdir / "reference" / "store.db"
         (self.workdir / "snapshots").mkdir(parents=True, exist_ok=True)
+        (self.workdir / "carried").mkdir(parents=True, exist_ok=True)
         live.parent.mkdir(parents=True, exist_ok=True)
         calls: list[tuple[dict[str, Any], ...]] = []
         answers: list[str] = []
@@ -126,6 +145,26 @@ class MemoryEnv:
                 text = answers[before] if len(answers) > before else _EMPTY
                 self._steps.append(ReferenceStep(first, text, accuracy))
 
+    def _build_protocol_reference(self) -> None:
+        """The reference trajectory of a two-step protocol: every call kept; the step's prompt and answer are
+        the chunk's last call (the one whose answer carries the operations)."""
+        live = self.workdir / "reference" / "store.db"
+        (self.workdir / "snapshots").mkdir(parents=True, exist_ok=True)
+        (self.workdir / "carried").mkdir(parents=True, exist_ok=True)
+        live.parent.mkdir(parents=True, exist_ok=True)
+        tap = Tap(self.reference, model="reference")
+        with self._memory(live, tap) as memory:
+            for k, chunk in enumerate(self.scenario.chunks):
+                _backup(live, self.workdir / "snapshots" / f"before-{k:03d}.db")
+                before = len(tap.calls)
+                self._add(memory, chunk)
+                accuracy = self._probe(memory, chunk)[0]
+                calls = tuple(tap.calls[before:])
+                last = calls[-1] if calls else None
+                self._steps.append(
+                    ReferenceStep(last.messages if last else (), last.text if last else _EMPTY, accuracy, calls)
+                )
+
     # -- one rollout ----------------------------------------------------------------------------------
 
     def step(self, k: int, text: str) -> ChunkReward:
@@ -136,15 +175,22 @@ class MemoryEnv:
         self._rollouts += 1
         path = self.workdir / "rollouts" / f"r{self._rollouts:05d}.db"
         path.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(self.snapshot(k), path)
-        operations = parse_operations(text)
-        writer_chat = FunctionChat(lambda messages: text if len(messages) <= 2 else _EMPTY, model="policy")
+        shutil.copyfile(self.start(k), path)
+        writer_chat: ChatModel
+        if self.protocol == "pro":
+            operations = parse_operations(text)
+            writer_chat = FunctionChat(lambda messages: text if len(messages) <= 2 else _EMPTY, model="policy")
+        else:
+            operations = self.operations(k, text)
+            writer_chat = Tap(self.reference, policy=text, at=len(self.steps[k].calls) - 1, model="policy")
         with self._memory(path, writer_chat) as memory:
             before = self._texts(memory)
             self._add(memory, chunk)
             accuracy, stale = self._probe(memory, chunk)
             after = self._texts(memory)
             rejected = memory.writer.stats.rejections
+        if self.carry and k + 1 < len(self.scenario.chunks):
+            _backup(path, self._carried(k + 1))  # the bank this rollout wrote starts chunk k + 1
         attributed = self._attribute(path, k)
         _unlink_store(path)
         return ChunkReward(
@@ -157,6 +203,13 @@ class MemoryEnv:
             probes=len(chunk.probes),
             memories=len(after),
         )
+
+    def operations(self, k: int, text: str) -> list[dict[str, Any]] | None:
+        """The operations in ``text`` as chunk ``k``'s answer in this protocol, or None when it does not parse."""
+        if self.protocol == "pro":
+            return parse_operations(text)
+        calls = self.steps[k].calls
+        return _listed(parse_answer(text, calls[-1].schema if calls else None))
 
     def _attribute(self, path: Path, k: int) -> float:
         later = range(k + 1, min(k + 1 + self.horizon, len(self.scenario.chunks)))
@@ -184,7 +237,7 @@ class MemoryEnv:
         from memscribe import Memory
 
         # The rollout is judged as written: no lite rules fill in for unusable text.
-        writer = ProWriter(chat, max_messages=10_000, max_chunk_tokens=1_000_000, fallback=False)
+        writer = protocol_writer(self.protocol, chat)
         clock = FrozenClock(self.scenario.chunks[0].timestamp if self.scenario.chunks else None)
         memory = Memory(path, writer=writer, embedder=self.embedder, clock=clock)
         try:
@@ -213,6 +266,14 @@ class MemoryEnv:
     def _texts(self, store: _Open) -> list[str]:
         rows = result_rows(store.memory.list(user_id=self.scenario.user_id))
         return [normalize_answer(row_text(r)) for r in rows]
+
+
+def _listed(value: Any) -> list[dict[str, Any]] | None:
+    """The operations list of a parsed protocol answer (its one list field), or None."""
+    if not isinstance(value, dict):
+        return None
+    lists = [v for v in value.values() if isinstance(v, list)]
+    return [dict(item) for item in lists[0] if isinstance(item, dict)] if lists else None
 
 
 def _format_score(operations: list[dict[str, Any]] | None, rejected: int) -> float:

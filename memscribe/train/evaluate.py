@@ -56,11 +56,12 @@ def eval_chunks(
     scored: list[dict[str, float | int]] = []
     weights = RewardWeights()
     for number, row in enumerate(rows, 1):
-        key = str(row["scenario"]["scenario_id"])
+        protocol = str(row.get("protocol", "pro"))
+        key = f"{protocol}-{row['scenario']['scenario_id']}"
         if key not in envs:
             from memscribe.train.dataset import scenario_from_dict
 
-            envs[key] = MemoryEnv(scenario_from_dict(row["scenario"]), workdir / model / key)
+            envs[key] = MemoryEnv(scenario_from_dict(row["scenario"]), workdir / model / key, protocol=protocol)
         text = ask(base_url, model, row["prompt"], max_tokens=max_tokens, timeout=timeout)
         scored.append(envs[key].step(int(row["chunk"]), text).as_dict(weights))
         progress(f"{model}: chunk {number}/{len(rows)} reward {scored[-1]['total']:.3f}")
@@ -70,15 +71,23 @@ def eval_chunks(
 
 
 def eval_natural(
-    base_url: str, model: str, path: Path, count: int, workdir: Path, *, timeout: float = 600.0
+    base_url: str,
+    model: str,
+    path: Path,
+    count: int,
+    workdir: Path,
+    *,
+    timeout: float = 600.0,
+    provider: str = "openai-compatible",
 ) -> dict[str, Any]:
-    """The shipped pro writer over ``model`` on a fixed subset of a natural-scenario file."""
+    """The shipped pro writer over ``model`` on a fixed subset of a natural-scenario file. ``provider`` is the
+    preset the writer talks through (``llamacpp`` asks llama.cpp for grammar-constrained JSON)."""
     from memscribe.bench.llm_natural import load_subset, run_writer
     from memscribe.providers.openai_compat import RetryPolicy
     from memscribe.providers.presets import make_chat
 
     def chat() -> Any:
-        return make_chat(f"openai-compatible:{model}", base_url=base_url, timeout=timeout,
+        return make_chat(f"{provider}:{model}", base_url=base_url, timeout=timeout,
                          retry=RetryPolicy(max_retries=1))  # fmt: skip
 
     workdir.mkdir(parents=True, exist_ok=True)

@@ -35,6 +35,7 @@ except ImportError as error:  # pragma: no cover - exercised only without the ex
 
 from memscribe.train.dataset import scenario_from_dict
 from memscribe.train.environment import MemoryEnv
+from memscribe.train.judge import Judgement, StepJudge
 from memscribe.train.rewards import RewardWeights
 
 __all__ = [
@@ -95,12 +96,18 @@ def _run_trainer(
         report_to=[],
         seed=seed,
         use_cpu=not torch.cuda.is_available(),
+        bf16=_bf16(),  # TRL defaults to bf16 autocast, which runs ~10x slower on a CPU without bf16 matmuls
         disable_tqdm=True,
         **(config or {}),
     )
     trainer = trainer_class(args=args, train_dataset=Dataset.from_list(list(rows)), **trainer_args)
     trainer.train()
     return trainer
+
+
+def _bf16() -> bool:
+    """bf16 mixed precision only on a CUDA device that supports it; fp32 on a CPU."""
+    return bool(torch.cuda.is_available() and torch.cuda.is_bf16_supported())
 
 
 def _losses(trainer: Any) -> list[float]:
@@ -158,36 +165,72 @@ def distill(
 
 
 class EnvReward:
-    """A GRPO reward function: each completion's total reward from its scenario's :class:`MemoryEnv`."""
+    """A GRPO reward function: each completion's total reward from its scenario's :class:`MemoryEnv`.
+
+    With a ``judge`` (:class:`~memscribe.train.judge.StepJudge`), ``judge_weight`` times its mean operation
+    score is added; a rollout the judge failed on gets no judge term (``judge_failed`` 1 in its history entry,
+    the error in ``judgements``), never a silent zero. With ``carry``, each scenario's environment starts
+    chunk k + 1 from the bank the latest rollout of chunk k wrote (:meth:`MemoryEnv.start`), not the reference's."""
 
     __name__ = "memory_reward"
 
-    def __init__(self, workdir: Path, *, horizon: int = 1, weights: RewardWeights | None = None) -> None:
+    def __init__(
+        self, workdir: Path, *, horizon: int = 1, weights: RewardWeights | None = None, judge: StepJudge | None = None,
+        judge_weight: float = 0.5, carry: bool = False,
+    ) -> None:  # fmt: skip
         self.workdir = workdir
+        self.carry = carry
         self.horizon = horizon
         self.weights = weights or RewardWeights()
+        self.judge = judge
+        self.judge_weight = judge_weight
         self.envs: dict[str, MemoryEnv] = {}
         self.history: list[dict[str, float | int]] = []
+        self.judgements: list[Judgement] = []
 
-    def env(self, scenario: dict[str, Any] | str) -> MemoryEnv:
+    def env(self, scenario: dict[str, Any] | str, protocol: str = "pro") -> MemoryEnv:
         if isinstance(scenario, str):
             scenario = json.loads(scenario)
         assert isinstance(scenario, dict)
-        key = str(scenario["scenario_id"])
+        key = f"{protocol}-{scenario['scenario_id']}" if protocol != "pro" else str(scenario["scenario_id"])
         if key not in self.envs:
-            self.envs[key] = MemoryEnv(scenario_from_dict(scenario), self.workdir / key, horizon=self.horizon)
+            self.envs[key] = MemoryEnv(
+                scenario_from_dict(scenario),
+                self.workdir / key,
+                horizon=self.horizon,
+                protocol=protocol,
+                carry=self.carry,
+            )
         return self.envs[key]
 
     def __call__(
         self, prompts: Sequence[Any], completions: Sequence[Any], *, scenario: Sequence[Any], chunk: Sequence[Any],
-        **_: Any,
+        protocol: Sequence[Any] | None = None, **_: Any,
     ) -> list[float]:  # fmt: skip
         rewards = []
-        for completion, data, k in zip(completions, scenario, chunk, strict=True):
-            reward = self.env(data).step(int(k), _text(completion))
-            self.history.append(reward.as_dict(self.weights))
-            rewards.append(reward.total(self.weights))
+        names = protocol if protocol is not None else ["pro"] * len(completions)
+        for prompt, completion, data, k, name in zip(prompts, completions, scenario, chunk, names, strict=True):
+            env, text = self.env(data, str(name)), _text(completion)
+            reward = env.step(int(k), text)
+            entry, total = reward.as_dict(self.weights), reward.total(self.weights)
+            if self.judge is not None:
+                judgement = self.judge.judge(_messages(prompt), env.operations(int(k), text))
+                self.judgements.append(judgement)
+                entry["judge_failed"] = int(judgement.score is None)
+                if judgement.score is not None:
+                    entry["judge"] = round(judgement.score, 6)
+                    total += self.judge_weight * judgement.score
+                entry["total"] = round(total, 6)
+            self.history.append(entry)
+            rewards.append(total)
         return rewards
+
+
+def _messages(prompt: Any) -> list[dict[str, Any]]:
+    """A prompt as chat messages: TRL passes the row's message list, or a plain string."""
+    if isinstance(prompt, str):
+        return [{"role": "user", "content": prompt}]
+    return [dict(m) for m in prompt if isinstance(m, dict)]
 
 
 def _text(completion: Any) -> str:
@@ -209,10 +252,17 @@ def grpo(
     max_completion_length: int = 256,
     horizon: int = 1,
     seed: int = 0,
+    judge: StepJudge | None = None,
+    carry: bool = False,
 ) -> EnvReward:
-    """Stage 2 on ``rl`` rows; returns the reward function, whose ``history`` holds every scored rollout."""
-    data = [{"prompt": r["prompt"], "scenario": json.dumps(r["scenario"]), "chunk": r["chunk"]} for r in rows]
-    reward = EnvReward(out_dir / "env", horizon=horizon)
+    """Stage 2 on ``rl`` rows; returns the reward function, whose ``history`` holds every scored rollout.
+    ``judge`` adds the step-level teacher judge's term (:class:`EnvReward`)."""
+    data = [
+        {"prompt": r["prompt"], "scenario": json.dumps(r["scenario"]), "chunk": r["chunk"],
+         "protocol": r.get("protocol", "pro")}
+        for r in rows
+    ]  # fmt: skip
+    reward = EnvReward(out_dir / "env", horizon=horizon, judge=judge, carry=carry)
     config = {"num_generations": generations, "max_completion_length": max_completion_length, "temperature": 1.0,
               "beta": 0.0}  # fmt: skip
     _run_trainer(GRPOTrainer, GRPOConfig, out_dir, data, steps=steps, lr=lr, seed=seed, batch_size=generations,
