@@ -15,7 +15,7 @@ FORMATTED := memscribe/settings.py memscribe/types.py memscribe/cli memscribe/cl
 	tests/test_cli_app.py tests/test_types.py tests/test_add_reasons.py tests/test_sdk_mem0.py
 DATA ?= $(wildcard ../shared/data)
 
-.PHONY: demo test test-ui test-postgres test-mysql test-slow test-llm test-train train-demo bench-llm bench-peers test-peers bench-writers lint bench bench-speed bench-updates bench-locomo bench-load bench-vectors clean
+.PHONY: demo test test-ui test-postgres test-mysql test-chroma test-slow test-llm test-train train-demo bench-llm bench-peers test-peers bench-writers lint bench bench-speed bench-updates bench-locomo bench-load bench-vectors clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -56,6 +56,12 @@ test-mysql: $(STAMP)
 		(apt-get update -qq && apt-get install -y -qq mariadb-server >/dev/null)
 	$(PY) -m pip install --quiet -e ".[mysql]"
 	$(PY) -m pytest -m mysql tests/contract/test_journal_archive.py
+
+# Chroma's vector-index adapter: the vector-index contract (byte-level erasure scan included) and the erasure of
+# flushed HNSW segments, with the chroma extra (chromadb; not in the test extra: it brings ~30 packages).
+test-chroma: $(STAMP)
+	$(PY) -m pip install --quiet -e ".[chroma]"
+	$(PY) -m pytest tests/contract/test_vector_index_contract.py tests/test_chroma_erasure.py -k chroma
 
 # The adversarial runs that take minutes: the kill -9 soak, negative fuzzing, 1 MB ReDoS budgets.
 # A longer soak: make test-slow SOAK_ROUNDS=100 SOAK_SECONDS=30 (defaults 20 rounds of 8 s).
