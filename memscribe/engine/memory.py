@@ -148,6 +148,7 @@ class Memory:
         self._auto_consolidate = cfg.consolidation or ultra
         self._worker: threading.Thread | None = None
         self._queue_lock = threading.Lock()
+        self._settled = threading.Condition(self._queue_lock)  # notified when the background writer stops
         self._recovered = False
         self._closing = False
         self._again = False
@@ -180,7 +181,9 @@ class Memory:
         UPDATE, SUPERSEDE, DELETE, NOOP, each with its reason) and ``messages`` says per message what
         happened and why (stored, merged, updated, superseded, deleted, rejected, skipped). mem0 spellings
         work: ``run_id`` is ``session_id``; ``infer=False`` stores the messages as they are (raw writer).
-        With ``wait=False`` it returns at once with ``status: "pending"``."""
+        With ``wait=False`` it returns once the episode is stored durably, with ``status: "pending"``; a
+        background thread writes such episodes in batches (one embedding call per batch), and every read,
+        forget or purge through this Memory waits for them first, so a search right after sees them."""
         episode = writing.prepare_episode(
             self._core, messages, user_id=_user(user_id), agent_id=agent_id, session_id=session_id or run_id,
             project=project, timestamp=timestamp, source=source, metadata=metadata, idempotency_key=idempotency_key,
@@ -196,6 +199,7 @@ class Memory:
                 self._queued.append((core, episode))
             self._kick_worker()
             return {"results": [], "messages": [], "episode_id": state.episode_id, "status": "pending"}
+        self._settle()  # what this Memory acknowledged earlier is written first, in order
         return cast(AddResult, self._process_with(core, episode))
 
     def _raw_core(self) -> Core:
@@ -263,17 +267,49 @@ class Memory:
                 self._kick_worker(todo)
 
     def _work(self, todo: Any = None) -> None:
+        """The background writer: first what earlier processes left (``todo``), then, pass after pass, the
+        episodes this Memory acknowledged with ``wait=False``: each pass embeds their texts in one model call
+        and writes them one by one (each in its own transaction), until no new one arrived meanwhile."""
         while True:
             with self._queue_lock:
-                self._again, seen = False, len(self._queued)
-            self._pending.run(due_only=True, stop=lambda: self._closing, todo=todo)
-            todo = None
-            with self._queue_lock:  # an episode queued while the scan was ending is not left behind
+                self._again, batch = False, list(self._queued)
+            if todo:
+                self._pending.run(due_only=True, stop=lambda: self._closing, todo=todo)
+                todo = None
+            self._write_batch(batch)
+            with self._queue_lock:  # an episode queued while the pass was ending is not left behind
                 if not self._closing:
-                    del self._queued[:seen]  # the pass tried each of them
+                    del self._queued[: len(batch)]  # the pass tried each of them
                 if not self._again or self._closing:
                     self._worker = None
+                    self._settled.notify_all()
                     return
+
+    def _write_batch(self, batch: builtins.list[tuple[Core, Any]]) -> None:
+        from memscribe.engine.candidates import prefetch
+
+        store = self._core.store
+        todo = [(core, e) for core, e in batch if (s := store.episode_state(e.scope.partition, e.id)) is not None
+                and s.status != "done"]  # fmt: skip
+        try:
+            prefetch(self._core, todo)
+            for core, episode in todo:
+                if self._closing:
+                    return  # close() writes the rest in its own thread
+                with contextlib.suppress(Exception):  # recorded on the episode; retried after its backoff
+                    self._process_with(core, episode)
+        finally:
+            self._core.prefetched.clear()
+
+    def _settle(self) -> None:
+        """Read-your-writes: wait until the episodes this Memory acknowledged with ``wait=False`` are written
+        (or failed, recorded on the episode), so that a read right after ``add`` sees them."""
+        with self._queue_lock:
+            while self._queued and self._worker is not None and self._worker is not threading.current_thread():
+                self._settled.wait()
+            left = bool(self._queued) and self._worker is None
+        if left:  # only after close() began: write what is left here
+            self._write_queued()
 
     def _kick_worker(self, todo: Any = None) -> None:
         with self._queue_lock:
@@ -327,6 +363,7 @@ class Memory:
         """Erase a memory by id, or the memories matching a query: every version and its source text."""
         if not isinstance(query_or_id, str) or not query_or_id.strip():
             raise InvalidInput("forget needs a memory id or a query")
+        self._settle()
         try:
             partition = self._core.locate(query_or_id, user_id if user_id is not None else None)
             if self._core.store.versions(partition, query_or_id):
@@ -351,6 +388,7 @@ class Memory:
 
         from memscribe.engine.writers import make_writer
 
+        self._settle()
         partition = self._core.partition(user_id)
         if isinstance(writer, str):
             chosen = make_writer(writer, chat_factory=self._chat_factory)
@@ -382,6 +420,7 @@ class Memory:
 
     def purge(self, user_id: object) -> PurgeResult:
         """Erase every byte of one user's content from every file the engine owns, and verify it."""
+        self._settle()  # nothing acknowledged before the purge may be written after it
         report = self._core.store.purge(self._core.partition(user_id))
         return {
             "user_id": report.partition[1], "memories": report.memories, "episodes": report.episodes,
@@ -415,6 +454,7 @@ class Memory:
         ``filters={"user_id": ...}`` and ``top_k`` work too. ``as_of`` searches what was valid then;
         ``include_history`` adds each hit's version chain."""
         self._recover()
+        self._settle()
         user_id, filters = reading.mem0_scope(user_id, filters)
         found = reading.search(
             self._core, query, user_id=_user(user_id), limit=_limit(limit, top_k, 10), as_of=as_of,
@@ -424,6 +464,7 @@ class Memory:
 
     def get(self, memory_id: str, *, user_id: object = None) -> MemoryItem:
         """One memory's current version (or its last, when retired), by id; NotFound if not in scope."""
+        self._settle()
         return cast(MemoryItem, reading.get(self._core, memory_id, user_id))
 
     def list(
@@ -440,6 +481,7 @@ class Memory:
         """A user's current memories, newest first, a page at a time (``limit``/``offset``; default 100).
         ``filters``, ``as_of`` and mem0's ``filters={"user_id": ...}``/``top_k`` work as in :meth:`search`;
         ``include_history`` lists retired versions too."""
+        self._settle()
         user_id, filters = reading.mem0_scope(user_id, filters)
         found = reading.list_memories(
             self._core, user_id=_user(user_id), limit=_limit(limit, top_k, 100), offset=offset, as_of=as_of,
@@ -463,11 +505,13 @@ class Memory:
         """Every version of a memory and of the memories it superseded, oldest first. Each entry is a full
         memory version plus mem0's history fields (``memory_id``, ``event``, ``old_memory``, ``new_memory``,
         ``is_deleted``)."""
+        self._settle()
         return cast("builtins.list[HistoryEntry]", reading.history(self._core, memory_id, user_id))
 
     def why(self, memory_id: str, *, user_id: object = None) -> WhyResult:
         """Why a memory is what it is: its versions, every operation behind them (with reasons, writer,
         model and cost) and the source messages."""
+        self._settle()
         return cast(WhyResult, reading.why(self._core, memory_id, user_id))
 
     def pack(self, query: str, *, user_id: object, max_tokens: int = 800, limit: int = 20) -> str:
@@ -480,6 +524,7 @@ class Memory:
 
     def export(self, user_id: object, fp: IO[str] | None = None) -> builtins.list[str] | None:
         """Write JSONL to ``fp`` (or return the lines)."""
+        self._settle()
         lines = transfer.export_lines(self._core, user_id)
         if fp is None:
             return list(lines)
@@ -495,6 +540,7 @@ class Memory:
     def stats(self, *, user_id: object = None) -> StatsResult:
         """Counts (memories, versions, current, episodes, pending, journal, bytes) for one user, or for the
         whole tenant (then also ``users``: each user with memories, for mem0's entities)."""
+        self._settle()
         partition = self._core.partition(user_id) if user_id is not None else None
         return cast(StatsResult, self._core.store.stats(partition, tenant=self._core.tenant))
 
