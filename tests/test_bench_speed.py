@@ -62,7 +62,7 @@ def test_adds_at_n_run_on_real_turns_deferred_and_beside_a_peer(tmp_path: Path) 
     args = ["bench", "speed", "--sizes", "200", "--queries", "4", "--turns", "4", "--embedder", "hash",
             "--import-runs", "1", "--add-at", "150", "--adds", "12", "--add-writers", "raw",
             "--texts", f"locomo:{locomo}", "--texts", f"natural:{natural}", "--peer", f"fake={sys.executable}",
-            "--peer-fill", "30", "-o", str(out)]  # fmt: skip
+            "--peer-fill", "fake=30", "-o", str(out)]  # fmt: skip
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, result.output
     report = json.loads(out.read_text())

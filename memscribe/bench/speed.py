@@ -69,7 +69,7 @@ class SpeedParams:
     texts: tuple[str, ...] = ()  # turn sources for the one-message adds (locomo:PATH, natural:PATH); () generated
     deferred: bool = True  # also measure each add writer with wait=False (drained before the clock stops)
     peers: tuple[tuple[str, str], ...] = ()  # (peer name, its venv's python), see memscribe.bench.speed_peers
-    peer_fill: int | None = None  # memories the peers hold before their adds (default: add_at)
+    peer_fill: tuple[tuple[str, int], ...] = ()  # (peer name or "*", memories it holds before its adds); add_at
 
 
 def measure_import(runs: int) -> dict[str, Any]:
@@ -301,6 +301,16 @@ def _parse_peers(options: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     return tuple(chosen)
 
 
+def _parse_fill(options: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
+    chosen = []
+    for option in options:
+        name, _, count = option.rpartition("=")
+        if not count.isdigit():
+            raise click.BadParameter(f"{option!r}: use N or NAME=N", param_hint="--peer-fill")
+        chosen.append((name or "*", int(count)))
+    return tuple(chosen)
+
+
 @click.command("speed")
 @click.argument("extra_sizes", nargs=-1, type=int, metavar="[N]...")
 @click.option(
@@ -342,8 +352,8 @@ def _parse_peers(options: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     "--peer", "peers", multiple=True, metavar="NAME=PYTHON",
     help="A peer beside memscribe's adds: mem0=.cache/peers/mem0/bin/python, hy=.cache/peers/hy/bin/python.",
 )
-@click.option("--peer-fill", type=click.IntRange(min=0), default=None,
-              help="Memories each peer holds before its adds [default: --add-at].")
+@click.option("--peer-fill", multiple=True, metavar="[NAME=]N",
+              help="Memories a peer (or every peer) holds before its adds [default: --add-at].")
 @click.option(
     "--store", "stores", default="sqlite", show_default=True,
     help="Stores to compare side by side, comma-separated: sqlite, qdrant, faiss, chroma (or registered ones).",
@@ -361,7 +371,7 @@ def _parse_peers(options: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
 def command(
     extra_sizes: tuple[int, ...], sizes: tuple[str, ...], queries: int, turns: int, writer: str,
     embedder: str, real_max: int, users: int, add_at: int, adds: int, add_writers: str, texts: tuple[str, ...],
-    deferred: bool, peers: tuple[str, ...], peer_fill: int | None, stores: str, import_runs: int, output: Path,
+    deferred: bool, peers: tuple[str, ...], peer_fill: tuple[str, ...], stores: str, import_runs: int, output: Path,
     as_json: bool,
 ) -> None:  # fmt: skip
     """Measure import time, add throughput, search latency at N memories, index memory and install size."""
@@ -381,7 +391,7 @@ def command(
     params = SpeedParams(sizes=_parse_sizes(sizes, extra_sizes), queries=queries, turns=turns, writer=writer,
                          embedder=embedder, real_max=real_max, import_runs=import_runs, users=users, add_at=add_at,
                          adds=adds, add_writers=writers, stores=chosen, texts=texts, deferred=deferred,
-                         peers=_parse_peers(peers), peer_fill=peer_fill)  # fmt: skip
+                         peers=_parse_peers(peers), peer_fill=_parse_fill(peer_fill))  # fmt: skip
     report = run_speed(params)
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps(report, indent=2))

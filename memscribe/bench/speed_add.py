@@ -91,7 +91,8 @@ def measure_add_at(p: SpeedParams, workdir: str) -> dict[str, Any]:
     if p.peers:
         from memscribe.bench.speed_peers import measure_peers
 
-        fill = p.peer_fill if p.peer_fill is not None else p.add_at
+        fills = dict(p.peer_fill)
+        fill = {name: fills.get(name, fills.get("*", p.add_at)) for name, _ in p.peers}
         queries = speed_data.questions(min(p.queries, 100), seed=p.seed + 1)
         peers = measure_peers(dict(p.peers), embedder, base.parent, fill=fill, turns=turns, queries=queries)
         for row in peers:

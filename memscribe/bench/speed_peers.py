@@ -113,7 +113,8 @@ def measure_peer(
 
 
 def measure_peers(
-    peers: Mapping[str, str], embedder: Embedder, workdir: Path, *, fill: int, turns: list[str], queries: list[str]
+    peers: Mapping[str, str], embedder: Embedder, workdir: Path, *, fill: Mapping[str, int], turns: list[str],
+    queries: list[str],
 ) -> list[dict[str, Any]]:
     """A row per peer in ``peers`` (name -> its venv's python); a peer that fails says so in its row."""
     from memscribe.bench.writers.peers.client import PeerError
@@ -121,7 +122,7 @@ def measure_peers(
     rows = []
     for name, python in peers.items():
         try:
-            rows.append(measure_peer(name, python, embedder, workdir, fill=fill, turns=turns, queries=queries))
+            rows.append(measure_peer(name, python, embedder, workdir, fill=fill[name], turns=turns, queries=queries))
         except (PeerError, OSError) as exc:
             rows.append({"peer": name, "error": str(exc)[:300]})
     return rows
