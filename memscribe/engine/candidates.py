@@ -19,21 +19,22 @@ if TYPE_CHECKING:
 __all__ = ["EmbeddingCache", "StoreCandidates", "prefetch"]
 
 
-def prefetch(core: Core, episodes: Sequence[tuple[Core, Episode]], limit: int = 256) -> int:
+def prefetch(core: Core, episodes: Sequence[tuple[Core, Episode]], limit: int = 256) -> dict[str, str]:
     """Embed, in one model call, the texts the writers of ``episodes`` will probably ask for (at most
-    ``limit``), so that writing them one by one afterwards pays no model call each. Returns how many."""
+    ``limit``), so that writing them one by one afterwards pays no model call each. Returns each text
+    embedded with the name of the writer it was embedded for."""
     from memscribe.write.ports import writer_likely_texts
 
-    texts: dict[str, None] = {}
+    texts: dict[str, str] = {}
     for owner, episode in episodes:
         for text in writer_likely_texts(owner.writer, episode):
             if text and text not in core.prefetched:
-                texts[text] = None
-    chosen = list(texts)[:limit]
+                texts.setdefault(text, owner.writer.name)
+    chosen = dict(list(texts.items())[:limit])
     if chosen:
-        for text, vector in zip(chosen, core.embedder.embed(chosen), strict=True):
+        for text, vector in zip(chosen, core.embedder.embed(list(chosen)), strict=True):
             core.prefetched[text] = vector
-    return len(chosen)
+    return chosen
 
 
 class EmbeddingCache:

@@ -149,6 +149,7 @@ class Memory:
         self._worker: threading.Thread | None = None
         self._queue_lock = threading.Lock()
         self._settled = threading.Condition(self._queue_lock)  # notified when the background writer stops
+        self._prefetch_use: dict[str, tuple[int, int]] = {}  # writer -> (vectors embedded ahead it used, all)
         self._recovered = False
         self._closing = False
         self._again = False
@@ -291,15 +292,27 @@ class Memory:
         store = self._core.store
         todo = [(core, e) for core, e in batch if (s := store.episode_state(e.scope.partition, e.id)) is not None
                 and s.status != "done"]  # fmt: skip
+        ahead: dict[str, str] = {}
         try:
-            prefetch(self._core, todo)
+            chosen = [(core, e) for core, e in todo if self._prefetch_pays(core.writer.name)]
+            proven = all(self._prefetch_use.get(core.writer.name, (0, 0))[1] >= 32 for core, _ in chosen)
+            ahead = prefetch(self._core, chosen, limit=256 if proven else 8)  # small probes until judged
             for core, episode in todo:
                 if self._closing:
                     return  # close() writes the rest in its own thread
                 with contextlib.suppress(Exception):  # recorded on the episode; retried after its backoff
                     self._process_with(core, episode)
         finally:
+            for text, name in ahead.items():
+                used, total = self._prefetch_use.get(name, (0, 0))
+                self._prefetch_use[name] = (used + (text not in self._core.prefetched), total + 1)
             self._core.prefetched.clear()
+
+    def _prefetch_pays(self, writer: str) -> bool:
+        """Whether embedding a writer's likely texts ahead pays: a writer that stores its own statements
+        (``lite`` on long messages) may never ask for the messages' vectors. Judged on what it used so far."""
+        used, total = self._prefetch_use.get(writer, (0, 0))
+        return total < 32 or used * 2 >= total
 
     def _settle(self) -> None:
         """Read-your-writes: wait until the episodes this Memory acknowledged with ``wait=False`` are written
