@@ -148,7 +148,8 @@ class Memory:
         self._auto_consolidate = cfg.consolidation or ultra
         self._worker: threading.Thread | None = None
         self._queue_lock = threading.Lock()
-        self._settled = threading.Condition(self._queue_lock)  # notified when the background writer stops
+        self._settled = threading.Condition(self._queue_lock)  # notified after each background pass
+        self._acked = self._tried = 0  # wait=False episodes queued so far, and tried by the background writer
         self._prefetch_use: dict[str, tuple[int, int]] = {}  # writer -> (vectors embedded ahead it used, all)
         self._recovered = False
         self._closing = False
@@ -198,6 +199,7 @@ class Memory:
         if not wait:
             with self._queue_lock:
                 self._queued.append((core, episode))
+                self._acked += 1
             self._kick_worker()
             return {"results": [], "messages": [], "episode_id": state.episode_id, "status": "pending"}
         self._settle()  # what this Memory acknowledged earlier is written first, in order
@@ -281,9 +283,10 @@ class Memory:
             with self._queue_lock:  # an episode queued while the pass was ending is not left behind
                 if not self._closing:
                     del self._queued[: len(batch)]  # the pass tried each of them
+                    self._tried += len(batch)
+                self._settled.notify_all()
                 if not self._again or self._closing:
                     self._worker = None
-                    self._settled.notify_all()
                     return
 
     def _write_batch(self, batch: builtins.list[tuple[Core, Any]]) -> None:
@@ -318,9 +321,10 @@ class Memory:
         """Read-your-writes: wait until the episodes this Memory acknowledged with ``wait=False`` are written
         (or failed, recorded on the episode), so that a read right after ``add`` sees them."""
         with self._queue_lock:
-            while self._queued and self._worker is not None and self._worker is not threading.current_thread():
+            target = self._acked  # only what was acknowledged before this call: a busy writer cannot starve it
+            while self._tried < target and self._worker is not None and self._worker is not threading.current_thread():
                 self._settled.wait()
-            left = bool(self._queued) and self._worker is None
+            left = self._tried < target and self._worker is None
         if left:  # only after close() began: write what is left here
             self._write_queued()
 
@@ -345,6 +349,7 @@ class Memory:
         """Write what this Memory acknowledged with ``wait=False`` and no one has written yet."""
         with self._queue_lock:
             queued, self._queued = self._queued, []
+            self._tried = self._acked
         for core, episode in queued:
             state = self._core.store.episode_state(episode.scope.partition, episode.id)
             if state is not None and state.status != "done":
