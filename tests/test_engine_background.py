@@ -67,3 +67,24 @@ def test_wait_false_episodes_left_at_close_are_written_by_close(tmp_path: Path) 
     with Memory(path, writer="raw", embedder="hash", clock=FrozenClock(T0)) as again:
         assert len(again.list(user_id="u")["results"]) == 5
         assert again.pending() == []
+
+
+def test_a_read_waits_for_its_own_acknowledged_adds_not_for_a_stream_of_later_ones(tmp_path: Path) -> None:
+    with Memory(tmp_path / "s.db", writer="raw", embedder="hash", clock=FrozenClock(T0)) as m:
+        stop = threading.Event()
+
+        def stream() -> None:
+            i = 0
+            while not stop.is_set() and i < 2_000:
+                m.add(f"background note {i}", user_id="other", timestamp=f"2024-01-01T00:00:{i % 60:02d}Z", wait=False)
+                i += 1
+
+        writer = threading.Thread(target=stream)
+        writer.start()
+        try:
+            m.add("The spare key is under the blue flowerpot", user_id="u", wait=False)
+            hits = m.search("spare key flowerpot", user_id="u")["results"]
+        finally:
+            stop.set()
+            writer.join()
+        assert hits and hits[0]["memory"] == "The spare key is under the blue flowerpot"
