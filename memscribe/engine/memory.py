@@ -290,19 +290,23 @@ class Memory:
                     return
 
     def _write_batch(self, batch: builtins.list[tuple[Core, Any]]) -> None:
-        from memscribe.engine.candidates import prefetch
-
         store = self._core.store
         todo = [(core, e) for core, e in batch if (s := store.episode_state(e.scope.partition, e.id)) is not None
                 and s.status != "done"]  # fmt: skip
+        for start in range(0, len(todo), 32):  # embedded ahead a chunk at a time: memory stays small
+            if self._closing:
+                return  # close() writes the rest in its own thread
+            self._write_chunk(todo[start : start + 32])
+
+    def _write_chunk(self, chunk: builtins.list[tuple[Core, Any]]) -> None:
+        from memscribe.engine.candidates import prefetch
+
         ahead: dict[str, str] = {}
         try:
-            chosen = [(core, e) for core, e in todo if self._prefetch_pays(core.writer.name)]
+            chosen = [(core, e) for core, e in chunk if self._prefetch_pays(core.writer.name)]
             proven = all(self._prefetch_use.get(core.writer.name, (0, 0))[1] >= 32 for core, _ in chosen)
-            ahead = prefetch(self._core, chosen, limit=256 if proven else 8)  # small probes until judged
-            for core, episode in todo:
-                if self._closing:
-                    return  # close() writes the rest in its own thread
+            ahead = prefetch(self._core, chosen, limit=256 if proven else 16)  # small probes until judged
+            for core, episode in chunk:
                 with contextlib.suppress(Exception):  # recorded on the episode; retried after its backoff
                     self._process_with(core, episode)
         finally:
