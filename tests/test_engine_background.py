@@ -88,3 +88,19 @@ def test_a_read_waits_for_its_own_acknowledged_adds_not_for_a_stream_of_later_on
             stop.set()
             writer.join()
         assert hits and hits[0]["memory"] == "The spare key is under the blue flowerpot"
+
+
+class DownEmbedder(HashEmbedder):
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        from memscribe.errors import ProviderError
+
+        raise ProviderError("embedding endpoint down")
+
+
+def test_a_failing_model_in_the_background_fails_the_episode_visibly_and_never_hangs_a_read(tmp_path: Path) -> None:
+    with Memory(tmp_path / "s.db", writer="raw", embedder=DownEmbedder(), clock=FrozenClock(T0)) as m:
+        for i in range(3):
+            m.add(f"note {i} that cannot be embedded", user_id="u", wait=False)
+        assert m.list(user_id="u")["results"] == []  # returns: the episodes failed, recorded on them
+        rows = m.pending()
+        assert len(rows) == 3 and all(r["attempts"] == 1 and "endpoint down" in r["error"] for r in rows)

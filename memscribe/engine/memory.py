@@ -149,12 +149,12 @@ class Memory:
         self._worker: threading.Thread | None = None
         self._queue_lock = threading.Lock()
         self._settled = threading.Condition(self._queue_lock)  # notified after each background pass
-        self._acked = self._tried = 0  # wait=False episodes queued so far, and tried by the background writer
+        self._acked = 0  # wait=False episodes queued so far: each queued entry carries its number
         self._prefetch_use: dict[str, tuple[int, int]] = {}  # writer -> (vectors embedded ahead it used, all)
         self._recovered = False
         self._closing = False
         self._again = False
-        self._queued: builtins.list[tuple[Core, Any]] = []  # (core, episode) acknowledged with wait=False
+        self._queued: builtins.list[tuple[int, Core, Any]] = []  # (number, core, episode) acked with wait=False
         self._raw: Core | None = None
         self._pending = PendingRunner(self._core, self._process_with, self._chat_factory)
 
@@ -198,8 +198,8 @@ class Memory:
             return cast(AddResult, writing.results_from_journal(self._core, stored))
         if not wait:
             with self._queue_lock:
-                self._queued.append((core, episode))
                 self._acked += 1
+                self._queued.append((self._acked, core, episode))
             self._kick_worker()
             return {"results": [], "messages": [], "episode_id": state.episode_id, "status": "pending"}
         self._settle()  # what this Memory acknowledged earlier is written first, in order
@@ -273,25 +273,31 @@ class Memory:
         """The background writer: first what earlier processes left (``todo``), then, pass after pass, the
         episodes this Memory acknowledged with ``wait=False``: each pass embeds their texts in one model call
         and writes them one by one (each in its own transaction), until no new one arrived meanwhile."""
-        while True:
+        try:
+            while True:
+                with self._queue_lock:
+                    self._again, batch = False, list(self._queued)
+                if todo:
+                    self._pending.run(due_only=True, stop=lambda: self._closing, todo=todo)
+                    todo = None
+                self._write_batch(batch)
+                with self._queue_lock:  # an episode queued while the pass was ending is not left behind
+                    if not self._closing:
+                        tried = {id(entry) for entry in batch}  # the pass tried each of them
+                        self._queued = [entry for entry in self._queued if id(entry) not in tried]
+                    self._settled.notify_all()
+                    if not self._again or self._closing:
+                        self._worker = None
+                        return
+        finally:  # a store failure ends the thread: what it left is written by the next reader (_settle)
             with self._queue_lock:
-                self._again, batch = False, list(self._queued)
-            if todo:
-                self._pending.run(due_only=True, stop=lambda: self._closing, todo=todo)
-                todo = None
-            self._write_batch(batch)
-            with self._queue_lock:  # an episode queued while the pass was ending is not left behind
-                if not self._closing:
-                    del self._queued[: len(batch)]  # the pass tried each of them
-                    self._tried += len(batch)
-                self._settled.notify_all()
-                if not self._again or self._closing:
+                if self._worker is threading.current_thread():
                     self._worker = None
-                    return
+                self._settled.notify_all()
 
-    def _write_batch(self, batch: builtins.list[tuple[Core, Any]]) -> None:
+    def _write_batch(self, batch: builtins.list[tuple[int, Core, Any]]) -> None:
         store = self._core.store
-        todo = [(core, e) for core, e in batch if (s := store.episode_state(e.scope.partition, e.id)) is not None
+        todo = [(core, e) for _, core, e in batch if (s := store.episode_state(e.scope.partition, e.id)) is not None
                 and s.status != "done"]  # fmt: skip
         for start in range(0, len(todo), 32):  # embedded ahead a chunk at a time: memory stays small
             if self._closing:
@@ -305,7 +311,8 @@ class Memory:
         try:
             chosen = [(core, e) for core, e in chunk if self._prefetch_pays(core.writer.name)]
             proven = all(self._prefetch_use.get(core.writer.name, (0, 0))[1] >= 32 for core, _ in chosen)
-            ahead = prefetch(self._core, chosen, limit=256 if proven else 16)  # small probes until judged
+            with contextlib.suppress(Exception):  # a failing model fails each episode below, recorded on it
+                ahead = prefetch(self._core, chosen, limit=256 if proven else 16)  # small probes until judged
             for core, episode in chunk:
                 with contextlib.suppress(Exception):  # recorded on the episode; retried after its backoff
                     self._process_with(core, episode)
@@ -326,9 +333,13 @@ class Memory:
         (or failed, recorded on the episode), so that a read right after ``add`` sees them."""
         with self._queue_lock:
             target = self._acked  # only what was acknowledged before this call: a busy writer cannot starve it
-            while self._tried < target and self._worker is not None and self._worker is not threading.current_thread():
+
+            def waiting() -> bool:  # the queue is in arrival order
+                return bool(self._queued) and self._queued[0][0] <= target
+
+            while waiting() and self._worker is not None and self._worker is not threading.current_thread():
                 self._settled.wait()
-            left = self._tried < target and self._worker is None
+            left = waiting() and self._worker is None
         if left:  # only after close() began: write what is left here
             self._write_queued()
 
@@ -353,8 +364,7 @@ class Memory:
         """Write what this Memory acknowledged with ``wait=False`` and no one has written yet."""
         with self._queue_lock:
             queued, self._queued = self._queued, []
-            self._tried = self._acked
-        for core, episode in queued:
+        for _, core, episode in queued:
             state = self._core.store.episode_state(episode.scope.partition, episode.id)
             if state is not None and state.status != "done":
                 with contextlib.suppress(Exception):  # recorded on the episode; retried on a later start
