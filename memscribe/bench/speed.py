@@ -66,6 +66,10 @@ class SpeedParams:
     adds: int = 400
     add_writers: tuple[str, ...] = ("raw", "lite")
     stores: tuple[str, ...] = ("sqlite",)  # names in memscribe.bench.speed_stores.STORES
+    texts: tuple[str, ...] = ()  # turn sources for the one-message adds (locomo:PATH, natural:PATH); () generated
+    deferred: bool = True  # also measure each add writer with wait=False (drained before the clock stops)
+    peers: tuple[tuple[str, str], ...] = ()  # (peer name, its venv's python), see memscribe.bench.speed_peers
+    peer_fill: tuple[tuple[str, int], ...] = ()  # (peer name or "*", memories it holds before its adds); add_at
 
 
 def measure_import(runs: int) -> dict[str, Any]:
@@ -245,7 +249,8 @@ def run_speed(
             from memscribe.bench.speed_add import measure_add_at
 
             log(f"measuring one-message adds at {p.add_at:,} memories ({', '.join(p.add_writers)})")
-            report["add_at"] = _in_fresh_process(measure_add_at, p, tmp)["rows"]
+            measured = _in_fresh_process(measure_add_at, p, tmp)
+            report["add_at"], report["peers"] = measured["rows"], measured["peers"]
         report["search"] = []
         for n in p.sizes:
             for store in p.stores:
@@ -287,6 +292,29 @@ def _parse_sizes(options: tuple[str, ...], extra: tuple[int, ...]) -> tuple[int,
     return tuple(sizes) or SpeedParams.sizes
 
 
+def _parse_peers(options: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    from memscribe.bench.speed_peers import PEERS
+
+    chosen = []
+    for option in options:
+        name, _, python = option.partition("=")
+        if name not in PEERS or not python:
+            raise click.BadParameter(f"{option!r}: use NAME=PYTHON with NAME one of {', '.join(PEERS)}",
+                                     param_hint="--peer")  # fmt: skip
+        chosen.append((name, python))
+    return tuple(chosen)
+
+
+def _parse_fill(options: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
+    chosen = []
+    for option in options:
+        name, _, count = option.rpartition("=")
+        if not count.isdigit():
+            raise click.BadParameter(f"{option!r}: use N or NAME=N", param_hint="--peer-fill")
+        chosen.append((name or "*", int(count)))
+    return tuple(chosen)
+
+
 @click.command("speed")
 @click.argument("extra_sizes", nargs=-1, type=int, metavar="[N]...")
 @click.option(
@@ -319,6 +347,18 @@ def _parse_sizes(options: tuple[str, ...], extra: tuple[int, ...]) -> tuple[int,
 @click.option("--adds", default=400, show_default=True, type=click.IntRange(min=1), help="Adds per writer there.")
 @click.option("--add-writers", default="raw,lite", show_default=True, help="Writers for those adds, comma-separated.")
 @click.option(
+    "--texts", "texts", multiple=True, metavar="KIND:PATH",
+    help="Real turns for those adds: locomo:locomo10.json, natural:dev.jsonl (repeatable; default generated).",
+)
+@click.option("--deferred/--no-deferred", default=True, show_default=True,
+              help="Also time each add writer with wait=False, drained before the clock stops.")
+@click.option(
+    "--peer", "peers", multiple=True, metavar="NAME=PYTHON",
+    help="A peer beside memscribe's adds: mem0=.cache/peers/mem0/bin/python, hy=.cache/peers/hy/bin/python.",
+)
+@click.option("--peer-fill", multiple=True, metavar="[NAME=]N",
+              help="Memories a peer (or every peer) holds before its adds [default: --add-at].")
+@click.option(
     "--store", "stores", default="sqlite", show_default=True,
     help="Stores to compare side by side, comma-separated: sqlite, postgres, qdrant, qdrant-memory, faiss, chroma "
     "(or registered ones). With more than one, each filled store also takes --adds one-message adds per writer.",
@@ -335,8 +375,9 @@ def _parse_sizes(options: tuple[str, ...], extra: tuple[int, ...]) -> tuple[int,
 @click.option("--json", "as_json", is_flag=True, help="Print the JSON report instead of tables.")
 def command(
     extra_sizes: tuple[int, ...], sizes: tuple[str, ...], queries: int, turns: int, writer: str,
-    embedder: str, real_max: int, users: int, add_at: int, adds: int, add_writers: str, stores: str,
-    import_runs: int, output: Path, as_json: bool,
+    embedder: str, real_max: int, users: int, add_at: int, adds: int, add_writers: str, texts: tuple[str, ...],
+    deferred: bool, peers: tuple[str, ...], peer_fill: tuple[str, ...], stores: str, import_runs: int, output: Path,
+    as_json: bool,
 ) -> None:  # fmt: skip
     """Measure import time, add throughput, search latency at N memories, index memory and install size."""
     from memscribe.bench.speed_report import render
@@ -344,12 +385,18 @@ def command(
 
     writers = tuple(w.strip() for w in add_writers.split(",") if w.strip())
     try:
+        if texts:
+            speed_data.data_turns(list(texts), 1)
+    except (OSError, ValueError, KeyError) as exc:
+        raise click.BadParameter(f"{exc}", param_hint="--texts") from None
+    try:
         chosen = parse_stores(stores)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--store") from None
     params = SpeedParams(sizes=_parse_sizes(sizes, extra_sizes), queries=queries, turns=turns, writer=writer,
                          embedder=embedder, real_max=real_max, import_runs=import_runs, users=users, add_at=add_at,
-                         adds=adds, add_writers=writers, stores=chosen)  # fmt: skip
+                         adds=adds, add_writers=writers, stores=chosen, texts=texts, deferred=deferred,
+                         peers=_parse_peers(peers), peer_fill=_parse_fill(peer_fill))  # fmt: skip
     report = run_speed(params)
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps(report, indent=2))

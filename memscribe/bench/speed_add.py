@@ -8,6 +8,7 @@ per add (all threads of the process), which moves less than wall time when other
 
 from __future__ import annotations
 
+import os
 import shutil
 import time
 from pathlib import Path
@@ -30,10 +31,44 @@ def user_turns(count: int, seed: int) -> list[str]:
     return turns[:count]
 
 
-def measure_add_at(p: SpeedParams, workdir: str) -> dict[str, Any]:
-    """``{"rows": [...]}``, one per writer in ``p.add_writers``. Runs in its own process (``speed.run_speed``)."""
-    from memscribe.bench.speed import _insert, _stderr_log
+def _turns(p: SpeedParams) -> list[str]:
+    return speed_data.data_turns(list(p.texts), p.adds) if p.texts else user_turns(p.adds, seed=p.seed + 3)
+
+
+def _when(i: int) -> str:
+    return f"2024-02-01T{i // 3600 % 24:02d}:{i // 60 % 60:02d}:{i % 60:02d}Z"
+
+
+def _one_writer(p: SpeedParams, path: Path, writer: str, wait: bool, turns: list[str], embedder: Any) -> dict[str, Any]:
+    """Adds of ``turns`` into a copy of the filled store. With ``wait=False`` each add returns once its episode
+    is stored durably, and the clock stops only after every one is written (``flush``), so the figure holds
+    all the deferred work."""
     from memscribe.engine.memory import Memory
+
+    with Memory(path, writer=writer, embedder=embedder) as memory:
+        memory.search("warm up the index", user_id="bench")
+        timings, cpu_start, wall_start = [], time.process_time(), time.perf_counter()
+        for i, text in enumerate(turns):
+            started = time.perf_counter()
+            memory.add(text, user_id="bench", timestamp=_when(i), wait=wait)
+            timings.append((time.perf_counter() - started) * 1000)
+        if not wait:
+            memory.flush()
+        wall, cpu = time.perf_counter() - wall_start, time.process_time() - cpu_start
+        stored = memory.stats(user_id="bench")["pending_episodes"]
+    return {
+        "writer": writer if wait else f"{writer}, wait=False", "memories": p.add_at, "adds": len(turns),
+        "embedder": embedder.model_id, "adds_per_s": round(len(turns) / wall, 1),
+        "add_p50_ms": round(percentile(timings, 50), 2), "add_p95_ms": round(percentile(timings, 95), 2),
+        "cpu_ms_per_add": round(1000 * cpu / len(turns), 2), "pending_after": stored,
+        "texts": ", ".join(p.texts) or "generated", "loadavg": round(os.getloadavg()[0], 2),
+    }  # fmt: skip
+
+
+def measure_add_at(p: SpeedParams, workdir: str) -> dict[str, Any]:
+    """``{"rows": [...], "peers": [...]}``: one row per writer in ``p.add_writers`` (and per writer with
+    ``wait=False`` when ``p.deferred``), then one per peer. Runs in its own process (``speed.run_speed``)."""
+    from memscribe.bench.speed import _insert, _stderr_log
     from memscribe.providers.registry import make_embedder
     from memscribe.stores.sqlite import SQLiteStore
 
@@ -44,27 +79,23 @@ def measure_add_at(p: SpeedParams, workdir: str) -> dict[str, Any]:
     store = SQLiteStore(base)
     filled = _insert(store, embedder, p.add_at, p, _stderr_log)
     store.close()  # checkpoints the WAL, so the copies below are whole
-    turns = user_turns(p.adds, seed=p.seed + 3)
+    turns = _turns(p)
     rows = []
     for writer in p.add_writers:
-        path = base.with_name(f"{writer}.db")
-        shutil.copyfile(base, path)
-        with Memory(path, writer=writer, embedder=embedder) as memory:
-            memory.search("warm up the index", user_id="bench")
-            timings, cpu_start = [], time.process_time()
-            for i, text in enumerate(turns):
-                started = time.perf_counter()
-                memory.add(text, user_id="bench", timestamp=f"2024-02-01T{i // 3600 % 24:02d}:{i // 60 % 60:02d}:"
-                           f"{i % 60:02d}Z")  # fmt: skip
-                timings.append((time.perf_counter() - started) * 1000)
-            cpu = time.process_time() - cpu_start
-        total_s = sum(timings) / 1000
-        rows.append({
-            "writer": writer, "memories": p.add_at, "adds": len(turns), "embedder": embedder.model_id,
-            "adds_per_s": round(len(turns) / total_s, 1), "add_p50_ms": round(percentile(timings, 50), 2),
-            "add_p95_ms": round(percentile(timings, 95), 2), "cpu_ms_per_add": round(1000 * cpu / len(turns), 2),
-            "vectors": filled["vectors"],
-        })  # fmt: skip
-        _stderr_log(f"  {writer}: {rows[-1]['adds_per_s']} adds/s at {p.add_at:,} memories")
+        for wait in (True, False) if p.deferred else (True,):
+            path = base.with_name(f"{writer}-{wait}.db")
+            shutil.copyfile(base, path)
+            rows.append(_one_writer(p, path, writer, wait, turns, embedder) | {"vectors": filled["vectors"]})
+            _stderr_log(f"  {rows[-1]['writer']}: {rows[-1]['adds_per_s']} adds/s at {p.add_at:,} memories")
+    peers = []
+    if p.peers:
+        from memscribe.bench.speed_peers import measure_peers
+
+        fills = dict(p.peer_fill)
+        fill = {name: fills.get(name, fills.get("*", p.add_at)) for name, _ in p.peers}
+        queries = speed_data.questions(min(p.queries, 100), seed=p.seed + 1)
+        peers = measure_peers(dict(p.peers), embedder, base.parent, fill=fill, turns=turns, queries=queries)
+        for row in peers:
+            _stderr_log(f"  peer {row['peer']}: {row.get('adds_per_s', row.get('error'))}")
     shutil.rmtree(base.parent, ignore_errors=True)
-    return {"rows": rows}
+    return {"rows": rows, "peers": peers}

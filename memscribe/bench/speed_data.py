@@ -17,7 +17,7 @@ import numpy as np
 if TYPE_CHECKING:
     from memscribe.providers.ports import Embedder, Vectors
 
-__all__ = ["conversation", "jittered", "memory_texts", "questions"]
+__all__ = ["conversation", "data_turns", "jittered", "memory_texts", "questions"]
 
 # fmt: off
 NAMES = (
@@ -157,3 +157,35 @@ def embed_in_batches(embedder: Embedder, texts: list[str], batch: int = 1_000) -
     parts = [embedder.embed(texts[i : i + batch]) for i in range(0, len(texts), batch)]
     result: Vectors = np.concatenate(parts) if parts else np.zeros((0, embedder.dim), dtype=np.float32)
     return result
+
+
+def data_turns(specs: list[str], count: int) -> list[str]:
+    """``count`` real turns, taken in turn from each ``kind:PATH`` of ``specs``: ``locomo:`` (every turn of a
+    LoCoMo JSON file, captions left out) or ``natural:`` (the user messages of an updates-natural JSONL file).
+    A clear error for an unknown kind or a file with no turns."""
+    import itertools
+    import json
+    from pathlib import Path
+
+    sources: list[list[str]] = []
+    for spec in specs:
+        kind, _, path = spec.partition(":")
+        if kind not in ("locomo", "natural"):
+            raise ValueError(f"unknown turn source {kind!r} in {spec!r}: use locomo:PATH or natural:PATH")
+        text = Path(path).read_text(encoding="utf-8")
+        if kind == "locomo":
+            found = [
+                turn["text"] for conversation in json.loads(text)
+                for key, session in conversation["conversation"].items()
+                if key.startswith("session_") and isinstance(session, list) for turn in session if turn.get("text")
+            ]  # fmt: skip
+        else:
+            found = [
+                m["content"] for line in text.splitlines() if line.strip() for episode in json.loads(line)["episodes"]
+                for m in episode["messages"] if m.get("role") == "user" and m.get("content")
+            ]  # fmt: skip
+        if not found:
+            raise ValueError(f"{spec!r} holds no turns")
+        sources.append(found)
+    mixed = [t for group in itertools.zip_longest(*sources) for t in group if t is not None]
+    return list(itertools.islice(itertools.cycle(mixed), count)) if mixed else []

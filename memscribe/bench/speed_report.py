@@ -57,7 +57,7 @@ def render(report: dict[str, Any]) -> None:
     )
     out.print(head)
     if report.get("add_at"):
-        _add_at_table(out, report["add_at"])
+        _add_at_table(out, report)
     stores = list(dict.fromkeys(row.get("store", "sqlite") for row in report["search"]))
     if len(stores) > 1:
         _stores_table(out, report)
@@ -97,15 +97,30 @@ def _stores_table(out: Any, report: dict[str, Any]) -> None:
     out.print(table)
 
 
-def _add_at_table(out: Any, rows: list[dict[str, Any]]) -> None:
+def _add_at_table(out: Any, report: dict[str, Any]) -> None:
+    """memscribe's writers and the peers side by side: one-message adds at N memories, and search there."""
     from rich.table import Table
 
+    rows, peers = report["add_at"], report.get("peers") or []
     first = rows[0]
-    table = Table(title=f"one-message Memory.add into {first['memories']:,} memories ({first['embedder']})",
-                  title_justify="left")  # fmt: skip
-    for column in ("writer", "adds/s", "add p50 ms", "add p95 ms", "CPU ms per add", "adds"):
-        table.add_column(column, justify="left" if column == "writer" else "right")
+    own_search: dict[str, Any] = next((r for r in report.get("search", []) if r["n"] == first["memories"]), {})
+    table = Table(title=f"one-message add() into {first['memories']:,} memories ({first['embedder']}; texts: "
+                  f"{first.get('texts', 'generated')})", title_justify="left")  # fmt: skip
+    for column in ("system", "adds/s", "add p50 ms", "add p95 ms", "CPU ms per add", "adds", "search p50 ms",
+                   "search p95 ms"):  # fmt: skip
+        table.add_column(column, justify="left" if column == "system" else "right")
     for row in rows:
-        table.add_row(row["writer"], *(str(row[k]) for k in ("adds_per_s", "add_p50_ms", "add_p95_ms",
-                                                               "cpu_ms_per_add", "adds")))  # fmt: skip
+        cells = [str(row[k]) for k in ("adds_per_s", "add_p50_ms", "add_p95_ms", "cpu_ms_per_add", "adds")]
+        search = [_cell(own_search.get("search_p50_ms"), "{}"), _cell(own_search.get("search_p95_ms"), "{}")]
+        table.add_row(f"memscribe {row['writer']}", *cells, *search)
+    for peer in peers:
+        if "error" in peer:
+            table.add_row(peer["peer"], f"failed: {peer['error']}", *([""] * 6))
+            continue
+        keys = ("adds_per_s", "add_p50_ms", "add_p95_ms", "cpu_ms_per_add", "adds", "search_p50_ms", "search_p95_ms")
+        label = f"{peer['peer']} at {peer['memories']:,}"
+        table.add_row(label, *(_cell(peer.get(k), "{}") for k in keys))
     out.print(table)
+    out.print("[dim]wait=False: add() returns once the episode is stored durably; the clock stops after every "
+              "one is written. CPU ms per add: all threads (peers: this process, which embeds for them, plus "
+              "theirs).[/dim]")  # fmt: skip

@@ -12,10 +12,29 @@ from memscribe.read.search import gather_hits
 from memscribe.stores.ports import Partition, RecordFilter
 
 if TYPE_CHECKING:
+    from memscribe.core.records import Episode
     from memscribe.engine.core import Core
     from memscribe.providers.ports import Vectors
 
-__all__ = ["EmbeddingCache", "StoreCandidates"]
+__all__ = ["EmbeddingCache", "StoreCandidates", "prefetch"]
+
+
+def prefetch(core: Core, episodes: Sequence[tuple[Core, Episode]], limit: int = 256) -> dict[str, str]:
+    """Embed, in one model call, the texts the writers of ``episodes`` will probably ask for (at most
+    ``limit``), so that writing them one by one afterwards pays no model call each. Returns each text
+    embedded with the name of the writer it was embedded for."""
+    from memscribe.write.ports import writer_likely_texts
+
+    texts: dict[str, str] = {}
+    for owner, episode in episodes:
+        for text in writer_likely_texts(owner.writer, episode):
+            if text and text not in core.prefetched:
+                texts.setdefault(text, owner.writer.name)
+    chosen = dict(list(texts.items())[:limit])
+    if chosen:
+        for text, vector in zip(chosen, core.embedder.embed(list(chosen)), strict=True):
+            core.prefetched[text] = vector
+    return chosen
 
 
 class EmbeddingCache:
@@ -35,6 +54,12 @@ class EmbeddingCache:
         if any(t in self._likely for t in missing):
             missing += [t for t in self._likely if t not in self._vectors and t not in missing]
             self._likely = set()
+        ahead = self.core.prefetched
+        for text in [t for t in missing if t in ahead]:
+            found = ahead.pop(text, None)
+            if found is not None:
+                self._vectors[text] = found
+        missing = [t for t in missing if t not in self._vectors]
         if missing:
             for text, vector in zip(missing, self.core.embedder.embed(missing), strict=True):
                 self._vectors[text] = vector

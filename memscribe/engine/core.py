@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from memscribe.core.clock import Clock
 from memscribe.core.limits import check_text
@@ -15,6 +16,9 @@ from memscribe.errors import InvalidInput, NotFound
 from memscribe.providers.ports import Embedder
 from memscribe.stores.ports import Partition, Store
 from memscribe.write.ports import Writer
+
+if TYPE_CHECKING:
+    from memscribe.providers.ports import Vectors
 
 __all__ = ["Core"]
 
@@ -32,6 +36,9 @@ class Core:
     model: str | None = None  # the configured model spec ("provider:model"), recorded on pending episodes
     _embedder: Embedder | None = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    # Vectors embedded ahead, in one batch, for episodes about to be written (text -> vector); shared by the
+    # cores ``dataclasses.replace`` derives from this one, taken (and removed) by the first cache that needs one.
+    prefetched: dict[str, Vectors] = field(default_factory=dict, repr=False)
 
     @property
     def embedder(self) -> Embedder:

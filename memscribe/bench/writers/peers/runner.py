@@ -2,7 +2,8 @@
 
 This file imports nothing from memscribe (the peer's venv does not have it): ``python runner.py BACKEND
 OPTIONS_JSON``. Requests, one JSON object a line: ``{"op": "add", "user_id", "messages", "when"}``,
-``{"op": "list", "user_id"}``, ``{"op": "close"}``; each answer is ``{"ok": true, "result": ...}`` or
+``{"op": "list", "user_id"}``, ``{"op": "search", "user_id", "query", "limit"}`` (the peer's own search, for
+``bench speed``), ``{"op": "close"}``; each answer is ``{"ok": true, "result": ...}`` or
 ``{"ok": false, "error": "..."}``. While it handles a request the runner may ask the parent
 ``{"embed": [texts]}`` (answered ``{"vectors": [...]}``) or ``{"chat": [messages]}`` (answered
 ``{"text": ...}``): the benchmark's own embedder and model serve every peer, so only the writer differs.
@@ -77,6 +78,12 @@ class FakeBackend:
             out.append({**row, "event": "ADD"})
         return {"results": out}
 
+    def search(self, user_id: str, query: str, limit: int) -> list[dict[str, Any]]:
+        self.wire.embed([query])  # as a real peer would, through the benchmark's embedder
+        words = set(query.casefold().split())
+        rows = self.rows.get(user_id, [])
+        return sorted(rows, key=lambda r: -len(words & set(str(r["memory"]).casefold().split())))[:limit]
+
     def list(self, user_id: str) -> list[dict[str, Any]]:
         return list(self.rows.get(user_id, []))
 
@@ -126,6 +133,27 @@ class Mem0Backend:
         rows = answer.get("results", []) if isinstance(answer, dict) else []
         return {"results": [{"id": str(r.get("id")), "memory": r.get("memory"), "event": r.get("event", "ADD"),
                              "previous_memory": r.get("previous_memory")} for r in rows]}  # fmt: skip
+
+    def fill(self, user_id: str, texts: list[str]) -> int:
+        """Memories written straight into mem0's vector store, with the payload its ``_create_memory`` writes
+        (the speed benchmark's fill, as memscribe's own is written straight through its store)."""
+        import hashlib
+        import uuid
+        from datetime import UTC, datetime
+
+        from mem0.memory import main as mem0_main
+
+        vectors = self.memory.embedding_model.embed_batch(texts)
+        now = datetime.now(UTC).isoformat()
+        payloads = [{"user_id": user_id, "data": t, "hash": hashlib.md5(t.encode()).hexdigest(), "created_at": now,
+                     "updated_at": now, "text_lemmatized": mem0_main.lemmatize_for_bm25(t)} for t in texts]  # fmt: skip
+        self.memory.vector_store.insert(vectors=vectors, ids=[str(uuid.uuid4()) for _ in texts], payloads=payloads)
+        return len(texts)
+
+    def search(self, user_id: str, query: str, limit: int) -> list[dict[str, Any]]:
+        answer = self.memory.search(query, filters={"user_id": user_id}, top_k=limit)
+        rows = answer.get("results", []) if isinstance(answer, dict) else answer
+        return [{"id": str(r.get("id")), "memory": r.get("memory")} for r in rows]
 
     def list(self, user_id: str) -> list[dict[str, Any]]:
         answer = self.memory.get_all(filters={"user_id": user_id}, top_k=10000)
@@ -195,6 +223,11 @@ class HyBackend:
             events = ["ADD"]
         return {"results": [{"event": e} for e in events]}
 
+    def search(self, user_id: str, query: str, limit: int) -> list[dict[str, Any]]:
+        answer = self.client.search(query, user_ids=[user_id], limit=limit)
+        rows = answer.get("results") or answer.get("memories") or [] if isinstance(answer, dict) else []
+        return [{"memory": r.get("content") or r.get("memory")} for r in rows if isinstance(r, dict)]
+
     def list(self, user_id: str) -> list[dict[str, Any]]:
         layers = ["l1_raw"] if self.mode == "lite" else None
         rows: list[dict[str, Any]] = []
@@ -225,6 +258,10 @@ def _serve(wire: Wire, backend: Any) -> None:
                 result: Any = backend.add(request["user_id"], request["messages"], request.get("when") or "")
             elif op == "list":
                 result = backend.list(request["user_id"])
+            elif op == "fill":  # the speed benchmark's: memories straight into the peer's store
+                result = backend.fill(request["user_id"], list(request["texts"]))
+            elif op == "search":  # the speed benchmark's: the peer's own search
+                result = backend.search(request["user_id"], request["query"], int(request.get("limit") or 10))
             elif op == "close":
                 backend.close()
                 wire.send({"ok": True, "result": None})
