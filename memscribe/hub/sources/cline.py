@@ -21,10 +21,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from memscribe.hub.cleaning import as_arguments, as_text, clean_text
-from memscribe.hub.model import HubEnv, ReadResult, Session, SourceFile, ToolUse, Turn
+from memscribe.hub.cleaning import as_text, clean_text
+from memscribe.hub.model import HubEnv, ReadResult, Session, SourceFile, Turn
 from memscribe.hub.places import open_readonly
 from memscribe.hub.reading import iso_or_epoch, load_json
+from memscribe.hub.sources.blocks import read_blocks
 from memscribe.hub.sources.cline_sdk import KIND as SDK_KIND
 from memscribe.hub.sources.cline_sdk import discover_sessions, read_session, sessions_dir
 
@@ -137,30 +138,9 @@ def _cwd(item: SourceFile) -> str | None:
 
 
 def _message(key: str, m: dict[str, Any], when: Any, names: dict[str, str], result: ReadResult) -> list[Turn]:
-    role, content = m.get("role"), m.get("content")
-    blocks = content if isinstance(content, list) else [{"type": "text", "text": str(content or "")}]
-    texts, calls, out = [], [], []
-    for i, b in enumerate(b for b in blocks if isinstance(b, dict)):
-        kind = b.get("type")
-        if kind == "text" and isinstance(b.get("text"), str):
-            texts.append(b["text"])
-        elif kind == "tool_use":
-            names[str(b.get("id"))] = str(b.get("name") or "tool")
-            calls.append(ToolUse(str(b.get("name") or "tool"), as_arguments(b.get("input")), b.get("id")))
-        elif kind == "tool_result":
-            call = str(b.get("tool_use_id"))
-            out.append(
-                Turn(
-                    f"{key}:{i}",
-                    "tool",
-                    clean_text(as_text(b.get("content"))),
-                    when,
-                    tool_name=names.get(call),
-                    tool_call_id=call,
-                    is_error=bool(b.get("is_error")),
-                )
-            )
-    raw = "\n".join(texts)
+    role = m.get("role")
+    blocks = read_blocks(key, m.get("content"), when, names, tool_text=as_text)
+    raw, calls, out = blocks.raw, blocks.calls, blocks.results
     task = _between(raw, "<task>", "</task>")
     text = clean_text(_FEEDBACK.sub("", task if task is not None else raw))
     if role == "user":

@@ -35,10 +35,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from memscribe.hub.cleaning import as_arguments, clean_text, mapping
-from memscribe.hub.model import HubEnv, ReadResult, Session, SourceFile, ToolUse, Turn
+from memscribe.hub.cleaning import clean_text, mapping
+from memscribe.hub.model import HubEnv, ReadResult, Session, SourceFile, Turn
 from memscribe.hub.places import open_readonly
 from memscribe.hub.reading import iso_or_epoch, load_json
+from memscribe.hub.sources.blocks import read_blocks
 
 __all__ = ["discover_sessions", "read_session", "sessions_dir"]
 
@@ -153,23 +154,9 @@ def _key(message: dict[str, Any], seen: dict[str, int]) -> str:
 
 
 def _turns(key: str, m: dict[str, Any], when: Any, names: dict[str, str], result: ReadResult) -> list[Turn]:
-    role, content = m.get("role"), m.get("content")
-    blocks = content if isinstance(content, list) else [{"type": "text", "text": str(content or "")}]
-    texts, calls, out = [], [], []
-    for i, b in enumerate(blocks):
-        kind = b.get("type") if isinstance(b, dict) else None
-        if kind == "text" and isinstance(b.get("text"), str):
-            texts.append(b["text"])
-        elif kind == "tool_use":
-            names[str(b.get("id"))] = str(b.get("name") or "tool")
-            calls.append(ToolUse(str(b.get("name") or "tool"), as_arguments(b.get("input")), b.get("id")))
-        elif kind == "tool_result":
-            call = str(b.get("tool_use_id"))
-            name = str(b.get("name") or names.get(call) or "tool")
-            text = clean_text(_tool_output(b.get("content")))
-            out.append(Turn(f"{key}:{i}", "tool", text, when, tool_name=name, tool_call_id=call,
-                            is_error=bool(b.get("is_error"))))  # fmt: skip
-    raw = "\n".join(texts)
+    role = m.get("role")
+    blocks = read_blocks(key, m.get("content"), when, names, tool_text=_tool_output, tool_name="tool")
+    raw, calls, out = blocks.raw, blocks.calls, blocks.results
     if role == "user":
         text = _typed_words(raw)
         if text:
