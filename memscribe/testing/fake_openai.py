@@ -315,6 +315,7 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             body = None
         self.fake._enter(RecordedRequest("POST", self.path, body, {k.lower(): v for k, v in self.headers.items()}))
+        self._counted = True
         try:
             if not isinstance(body, dict):
                 self._send_json(400, {"error": {"message": "body is not a JSON object", "type": "invalid_request"}})
@@ -325,6 +326,13 @@ class _Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (a timeout test); nothing to answer
         finally:
+            self._done()
+
+    def _done(self) -> None:
+        """The request stops counting as in flight once (before its answer is written: a client that has read
+        the answer may send its next request before this thread returns)."""
+        if getattr(self, "_counted", False):
+            self._counted = False
             self.fake._leave()
 
     def _perform(self, behaviour: Behaviour | None, body: dict[str, Any]) -> None:
@@ -353,4 +361,5 @@ class _Handler(BaseHTTPRequestHandler):
         for name, value in headers:
             self.send_header(name, value)
         self.end_headers()
+        self._done()
         self.wfile.write(data)
