@@ -4,19 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from memscribe.core.records import MemoryRecord
 from memscribe.core.text import normalize
 from memscribe.read.search import gather_hits
-from memscribe.stores.ports import Partition, RecordFilter
+from memscribe.stores.ports import Partition, RecordFilter, SearchSource
 
 if TYPE_CHECKING:
     from memscribe.core.records import Episode
     from memscribe.engine.core import Core
     from memscribe.providers.ports import Vectors
 
-__all__ = ["EmbeddingCache", "StoreCandidates", "prefetch"]
+__all__ = ["EmbeddingCache", "SearchMemo", "StoreCandidates", "prefetch"]
 
 
 def prefetch(core: Core, episodes: Sequence[tuple[Core, Episode]], limit: int = 256) -> dict[str, str]:
@@ -77,6 +77,57 @@ class EmbeddingCache:
         return np.stack([self._vectors[t] for t in texts]).astype(np.float32)
 
 
+# A writer asks for candidates of one statement at a few sizes (the lite writer: 16 and 24); the candidate
+# lists are read once, this deep, and cut to each size asked.
+_MEMO_DEPTH = 72
+
+
+class SearchMemo:
+    """The store's search side as one episode's writer sees it, read once per statement.
+
+    A writer proposes against the store as it was when the episode began (its operations are checked against
+    the store again at commit), so within one episode a statement's vector and keyword candidates and the
+    records they name are read once and reused: the lite writer asks for the candidates of each statement
+    about four times. Candidate lists are fetched at least ``_MEMO_DEPTH`` deep and cut to the depth asked,
+    which is what a search of that depth returns (the lists are ranked, best first)."""
+
+    def __init__(self, store: SearchSource) -> None:
+        self.store = store
+        self._lists: dict[tuple[Any, ...], tuple[int, list[tuple[str, float]]]] = {}
+        self._records: dict[str, MemoryRecord] = {}
+        self.reads = 0  # store reads made (for tests and profiles)
+
+    def _cut(self, key: tuple[Any, ...], limit: int, fetch: Any) -> list[tuple[str, float]]:
+        held = self._lists.get(key)
+        if held is None or (held[0] < limit and len(held[1]) >= held[0]):
+            depth = max(limit, _MEMO_DEPTH)
+            self.reads += 1
+            held = (depth, fetch(depth))
+            self._lists[key] = held
+        return held[1][:limit]
+
+    def vector_search(
+        self, partition: Partition, vector: Vectors, model_id: str, flt: RecordFilter, limit: int
+    ) -> list[tuple[str, float]]:
+        import numpy as np
+
+        key = ("v", partition, model_id, flt, np.asarray(vector, dtype=np.float32).tobytes())
+        return self._cut(key, limit, lambda d: self.store.vector_search(partition, vector, model_id, flt, d))
+
+    def keyword_search(
+        self, partition: Partition, terms: Sequence[str], flt: RecordFilter, limit: int
+    ) -> list[tuple[str, float]]:
+        key = ("k", partition, flt, tuple(terms))
+        return self._cut(key, limit, lambda d: self.store.keyword_search(partition, terms, flt, d))
+
+    def by_version_ids(self, partition: Partition, version_ids: Sequence[str]) -> list[MemoryRecord]:
+        missing = [v for v in dict.fromkeys(version_ids) if v not in self._records]
+        if missing:
+            self.reads += 1
+            self._records.update((r.version_id, r) for r in self.store.by_version_ids(partition, missing))
+        return [self._records[v] for v in version_ids if v in self._records]
+
+
 class StoreCandidates:
     """Current, active memories of one partition and one project, as a writer sees them: a memory of project
     A is never a candidate for an episode of project B (or of none), so neither can supersede the other."""
@@ -89,21 +140,20 @@ class StoreCandidates:
         self.cache = cache
         self.project = project
         self.flt = RecordFilter(now=now, project=project)
+        self.memo = SearchMemo(core.store)
+        self._similar: dict[tuple[str, int], list[MemoryRecord]] = {}
 
     def _mine(self, records: list[MemoryRecord]) -> list[MemoryRecord]:
         return [r for r in records if r.scope.project == self.project]
 
     def similar(self, text: str, limit: int = 8) -> list[MemoryRecord]:
-        hits = gather_hits(
-            self.core.store,
-            self.core.embedder,
-            self.partition,
-            text,
-            self.flt,
-            limit,
-            query_vector=self.cache.get(text),
-        )
-        return self._mine([h.record for h in hits])
+        key = (text, limit)
+        if key not in self._similar:
+            vector = self.cache.get(text)
+            embedder = self.core.embedder
+            hits = gather_hits(self.memo, embedder, self.partition, text, self.flt, limit, query_vector=vector)
+            self._similar[key] = self._mine([h.record for h in hits])
+        return list(self._similar[key])
 
     def identical(self, text: str, limit: int = 5) -> list[MemoryRecord]:
         """Current memories whose text is ``text`` up to case and spacing. An identical text has an
