@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from memscribe.core.records import MemoryRecord
 from memscribe.core.text import normalize
 from memscribe.read.search import gather_hits
+from memscribe.stores.embedding import DeferredVectors
 from memscribe.stores.ports import Partition, RecordFilter, SearchSource
 
 if TYPE_CHECKING:
@@ -63,6 +64,10 @@ class EmbeddingCache:
         if missing:
             for text, vector in zip(missing, self.core.embedder.embed(missing), strict=True):
                 self._vectors[text] = vector
+
+    def holds(self, text: str) -> bool:
+        """Whether ``text`` is embedded already (here, or ahead in a batch), so storing its vector is free."""
+        return text in self._vectors or text in self.core.prefetched
 
     def get(self, text: str) -> Vectors:
         self.warm([text])
@@ -142,6 +147,8 @@ class StoreCandidates:
         self.flt = RecordFilter(now=now, project=project)
         self.memo = SearchMemo(core.store)
         self._similar: dict[tuple[str, int], list[MemoryRecord]] = {}
+        self._indexed = False
+        self._by_text: bool | None = None  # whether repeats are looked up by text (when writes defer vectors)
 
     def _mine(self, records: list[MemoryRecord]) -> list[MemoryRecord]:
         return [r for r in records if r.scope.project == self.project]
@@ -149,6 +156,11 @@ class StoreCandidates:
     def similar(self, text: str, limit: int = 8) -> list[MemoryRecord]:
         key = (text, limit)
         if key not in self._similar:
+            if not self._indexed:  # read-your-writes by vector too: the partition's deferred vectors first
+                from memscribe.engine.indexing import index_pending
+
+                self._indexed = True
+                index_pending(self.core, self.partition)
             vector = self.cache.get(text)
             embedder = self.core.embedder
             hits = gather_hits(self.memo, embedder, self.partition, text, self.flt, limit, query_vector=vector)
@@ -160,6 +172,13 @@ class StoreCandidates:
         identical vector, the nearest there is, so the vector index alone finds it: no keyword search,
         no fusion (what the ``raw`` writer needs to confirm a repeated message)."""
         key = normalize(text)
+        store = self.core.store
+        if self._by_text is None:
+            from memscribe.engine.indexing import defers
+
+            self._by_text = defers(self.core)
+        if self._by_text and isinstance(store, DeferredVectors) and any(ch.isalnum() for ch in text):
+            return store.same_text(self.partition, text, self.flt, limit)  # found by text: no vector needed
         hits = self.core.store.vector_search(
             self.partition, self.cache.get(text), self.core.embedder.model_id, self.flt, limit
         )

@@ -39,6 +39,12 @@ class Core:
     # Vectors embedded ahead, in one batch, for episodes about to be written (text -> vector); shared by the
     # cores ``dataclasses.replace`` derives from this one, taken (and removed) by the first cache that needs one.
     prefetched: dict[str, Vectors] = field(default_factory=dict, repr=False)
+    # Writes may leave vectors to the indexer (``engine.indexing``) when the store supports it; ``on_deferred``
+    # is called after such a write (the Memory starts its background indexer), ``index_lock`` keeps two
+    # indexing passes from embedding the same texts.
+    defer_vectors: bool = False
+    on_deferred: Callable[[], None] | None = field(default=None, repr=False)
+    index_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
     def embedder(self) -> Embedder:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import builtins
 import contextlib
-import threading
 from collections.abc import Callable, Iterable, Mapping
 from datetime import timedelta
 from pathlib import Path
@@ -13,11 +12,13 @@ from typing import IO, Any, cast
 from memscribe.config import MemoryConfig
 from memscribe.core.clock import Clock, SystemClock
 from memscribe.engine import reading, transfer, writing
+from memscribe.engine.background import BackgroundWriter
 from memscribe.engine.candidates import EmbeddingCache
 from memscribe.engine.consolidation import Consolidator
 from memscribe.engine.core import Core
+from memscribe.engine.indexing import BackgroundIndexer, defers, index_pending
 from memscribe.engine.pending import WRITE_LEASE_SECONDS, PendingRunner, submitted_writer
-from memscribe.errors import ConfigError, InvalidInput, NotFound, ScopeError
+from memscribe.errors import ConfigError, InvalidInput, NotFound, ScopeError, StoreError
 from memscribe.providers.chat import ChatModel
 from memscribe.providers.ports import Embedder
 from memscribe.stores.ports import MAX_EPISODE_ATTEMPTS, EpisodeState, Store, VectorIndex
@@ -97,6 +98,7 @@ def build_core(
         tenant=tenant or cfg.tenant,
         max_retries=cfg.max_retries,
         model=cfg.llm,
+        defer_vectors=True,
     )
 
 
@@ -146,17 +148,12 @@ class Memory:
             self._core, chat, every_n_facts=cfg.consolidate_every, idle_seconds=cfg.consolidate_idle_seconds
         )
         self._auto_consolidate = cfg.consolidation or ultra
-        self._worker: threading.Thread | None = None
-        self._queue_lock = threading.Lock()
-        self._settled = threading.Condition(self._queue_lock)  # notified after each background pass
-        self._acked = 0  # wait=False episodes queued so far: each queued entry carries its number
-        self._prefetch_use: dict[str, tuple[int, int]] = {}  # writer -> (vectors embedded ahead it used, all)
         self._recovered = False
-        self._closing = False
-        self._again = False
-        self._queued: builtins.list[tuple[int, Core, Any]] = []  # (number, core, episode) acked with wait=False
         self._raw: Core | None = None
         self._pending = PendingRunner(self._core, self._process_with, self._chat_factory)
+        self._background = BackgroundWriter(self._core, self._process_with, self._pending)
+        self._indexer = BackgroundIndexer(self._core)
+        self._core.on_deferred = self._indexer.kick  # cores derived from this one (raw, replay) share it
 
     # -- write -----------------------------------------------------------------------------------
 
@@ -197,10 +194,7 @@ class Memory:
             stored = self._core.store.get_episode(episode.scope.partition, state.episode_id) or episode
             return cast(AddResult, writing.results_from_journal(self._core, stored))
         if not wait:
-            with self._queue_lock:
-                self._acked += 1
-                self._queued.append((self._acked, core, episode))
-            self._kick_worker()
+            self._background.enqueue(core, episode)
             return {"results": [], "messages": [], "episode_id": state.episode_id, "status": "pending"}
         self._settle()  # what this Memory acknowledged earlier is written first, in order
         return cast(AddResult, self._process_with(core, episode))
@@ -267,108 +261,24 @@ class Memory:
             self._recovered = True
             todo = self._pending.due(True)  # listed now: what this call stores next is its own to write
             if todo:
-                self._kick_worker(todo)
-
-    def _work(self, todo: Any = None) -> None:
-        """The background writer: first what earlier processes left (``todo``), then, pass after pass, the
-        episodes this Memory acknowledged with ``wait=False``: each pass embeds their texts in one model call
-        and writes them one by one (each in its own transaction), until no new one arrived meanwhile."""
-        try:
-            while True:
-                with self._queue_lock:
-                    self._again, batch = False, list(self._queued)
-                if todo:
-                    self._pending.run(due_only=True, stop=lambda: self._closing, todo=todo)
-                    todo = None
-                self._write_batch(batch)
-                with self._queue_lock:  # an episode queued while the pass was ending is not left behind
-                    if not self._closing:
-                        tried = {id(entry) for entry in batch}  # the pass tried each of them
-                        self._queued = [entry for entry in self._queued if id(entry) not in tried]
-                    self._settled.notify_all()
-                    if not self._again or self._closing:
-                        self._worker = None
-                        return
-        finally:  # a store failure ends the thread: what it left is written by the next reader (_settle)
-            with self._queue_lock:
-                if self._worker is threading.current_thread():
-                    self._worker = None
-                self._settled.notify_all()
-
-    def _write_batch(self, batch: builtins.list[tuple[int, Core, Any]]) -> None:
-        store = self._core.store
-        todo = [(core, e) for _, core, e in batch if (s := store.episode_state(e.scope.partition, e.id)) is not None
-                and s.status != "done"]  # fmt: skip
-        for start in range(0, len(todo), 32):  # embedded ahead a chunk at a time: memory stays small
-            if self._closing:
-                return  # close() writes the rest in its own thread
-            self._write_chunk(todo[start : start + 32])
-
-    def _write_chunk(self, chunk: builtins.list[tuple[Core, Any]]) -> None:
-        from memscribe.engine.candidates import prefetch
-
-        ahead: dict[str, str] = {}
-        try:
-            chosen = [(core, e) for core, e in chunk if self._prefetch_pays(core.writer.name)]
-            proven = all(self._prefetch_use.get(core.writer.name, (0, 0))[1] >= 32 for core, _ in chosen)
-            with contextlib.suppress(Exception):  # a failing model fails each episode below, recorded on it
-                ahead = prefetch(self._core, chosen, limit=256 if proven else 16)  # small probes until judged
-            for core, episode in chunk:
-                with contextlib.suppress(Exception):  # recorded on the episode; retried after its backoff
-                    self._process_with(core, episode)
-        finally:
-            for text, name in ahead.items():
-                used, total = self._prefetch_use.get(name, (0, 0))
-                self._prefetch_use[name] = (used + (text not in self._core.prefetched), total + 1)
-            self._core.prefetched.clear()
-
-    def _prefetch_pays(self, writer: str) -> bool:
-        """Whether embedding a writer's likely texts ahead pays: a writer that stores its own statements
-        (``lite`` on long messages) may never ask for the messages' vectors. Judged on what it used so far."""
-        used, total = self._prefetch_use.get(writer, (0, 0))
-        return total < 32 or used * 2 >= total
-
-    def _settle(self) -> None:
-        """Read-your-writes: wait until the episodes this Memory acknowledged with ``wait=False`` are written
-        (or failed, recorded on the episode), so that a read right after ``add`` sees them."""
-        with self._queue_lock:
-            target = self._acked  # only what was acknowledged before this call: a busy writer cannot starve it
-
-            def waiting() -> bool:  # the queue is in arrival order
-                return bool(self._queued) and self._queued[0][0] <= target
-
-            while waiting() and self._worker is not None and self._worker is not threading.current_thread():
-                self._settled.wait()
-            left = waiting() and self._worker is None
-        if left:  # only after close() began: write what is left here
-            self._write_queued()
-
-    def _kick_worker(self, todo: Any = None) -> None:
-        with self._queue_lock:
-            self._again = True
-            if self._worker is None and not self._closing:
-                self._worker = threading.Thread(target=self._work, args=(todo,), name="memscribe-writer", daemon=True)
-                self._worker.start()
+                self._background.kick(todo)
+            if defers(self._core):  # vectors a killed process left to compute: embedded in the background
+                with contextlib.suppress(StoreError):
+                    if self._core.store.unembedded(tenant=self._core.tenant, limit=1):  # type: ignore[attr-defined]
+                        self._indexer.kick()
 
     def flush(self, timeout: float | None = None) -> None:
-        """Wait until episodes added with ``wait=False`` are processed (and process any still pending)."""
-        self._join_worker(timeout)
+        """Wait until episodes added with ``wait=False`` are processed (and process any still pending), and
+        until every memory stored so far has its vector (see :mod:`memscribe.engine.indexing`)."""
+        self._background.join(timeout)
         self.process_pending()
+        self._indexer.join(timeout)
+        index_pending(self._core)
 
-    def _join_worker(self, timeout: float | None = None) -> None:
-        worker = self._worker
-        if worker is not None:
-            worker.join(timeout)
-
-    def _write_queued(self) -> None:
-        """Write what this Memory acknowledged with ``wait=False`` and no one has written yet."""
-        with self._queue_lock:
-            queued, self._queued = self._queued, []
-        for _, core, episode in queued:
-            state = self._core.store.episode_state(episode.scope.partition, episode.id)
-            if state is not None and state.status != "done":
-                with contextlib.suppress(Exception):  # recorded on the episode; retried on a later start
-                    self._process_with(core, episode)
+    def _settle(self) -> None:
+        """Read-your-writes: wait for what this Memory acknowledged with ``wait=False`` (see BackgroundWriter).
+        Vectors left to the indexer need no wait: a search embeds what its partition still lacks first."""
+        self._background.settle()
 
     def update(self, memory_id: str, text: str, *, user_id: object = None) -> AddResult:
         """Replace a memory's text with a new version (the old one stays in its history), journaled as a
@@ -573,6 +483,7 @@ class Memory:
         """Counts (memories, versions, current, episodes, pending, journal, bytes) for one user, or for the
         whole tenant (then also ``users``: each user with memories, for mem0's entities)."""
         self._settle()
+        self._indexer.join()  # the byte counts hold the vectors being computed
         partition = self._core.partition(user_id) if user_id is not None else None
         return cast(StatsResult, self._core.store.stats(partition, tenant=self._core.tenant))
 
@@ -585,9 +496,8 @@ class Memory:
 
     def close(self) -> None:
         """Write this Memory's own ``wait=False`` episodes, stop recovering others' and close the store."""
-        self._closing = True
-        self._join_worker()
-        self._write_queued()
+        self._background.close()
+        self._indexer.close()  # vectors still to compute stay marked: the next process embeds them
         self._consolidator.join()
         self._core.store.close()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -10,9 +11,9 @@ from memscribe.core.messages import message_to_dict, parse_time
 from memscribe.core.records import JournalEntry, MemoryRecord
 from memscribe.core.text import keyword_terms
 from memscribe.engine.core import Core
-from memscribe.errors import InvalidInput, NotFound
+from memscribe.errors import InvalidInput, NotFound, StoreReadOnly
 from memscribe.read.search import gather_hits, inflected
-from memscribe.stores.ports import RecordFilter
+from memscribe.stores.ports import Partition, RecordFilter
 
 __all__ = [
     "build_filter",
@@ -160,6 +161,15 @@ def build_filter(
     )
 
 
+def index_before_reading(core: Core, partition: Partition) -> None:
+    """Read-your-writes by vector: embed the partition's deferred vectors (``engine.indexing``) before a search.
+    A store opened read-only cannot take them: its pending memories are then found by keyword alone."""
+    from memscribe.engine.indexing import index_pending
+
+    with contextlib.suppress(StoreReadOnly):
+        index_pending(core, partition)
+
+
 def search(
     core: Core,
     query: object,
@@ -183,6 +193,7 @@ def search(
     partition = core.partition(user_id)
     # History is shown beside each hit, not searched: hits stay current (or valid at as_of).
     flt = build_filter(core, filters, as_of=as_of)
+    index_before_reading(core, partition)
     hits = gather_hits(core.store, core.embedder, partition, query, flt, _check_limit(limit), question=True)
     results = []
     for hit in hits:

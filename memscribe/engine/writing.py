@@ -9,7 +9,16 @@ from typing import Any
 
 from memscribe.core.limits import check_metadata, check_text
 from memscribe.core.messages import build_episode, parse_messages, parse_time
-from memscribe.core.records import Episode, JournalEntry, MemoryDraft, Message, Operation, OpKind, ToolCall
+from memscribe.core.records import (
+    Episode,
+    JournalEntry,
+    MemoryDraft,
+    MemoryRecord,
+    Message,
+    Operation,
+    OpKind,
+    ToolCall,
+)
 from memscribe.core.redact import redact, redact_id
 from memscribe.engine.candidates import EmbeddingCache, StoreCandidates
 from memscribe.engine.core import Core
@@ -154,18 +163,23 @@ def commit_ops(
         now=now,
         writer_rejections=writer_rejections(ops),
     )
+    deferred = _deferred(core, cache, plan.insert, plan.reuse_vector)
+    now_embedded = [r.text for r in plan.insert if r.version_id not in plan.reuse_vector.keys() | deferred]
     changes = Changeset(
         partition=partition,
         episode_id=episode.id,
         insert=tuple(plan.insert),
-        vectors=cache.matrix(plan.texts_to_embed),
+        vectors=cache.matrix(now_embedded),
         reuse_vector=plan.reuse_vector,
         retire=tuple(plan.retire),
         journal=tuple(plan.journal),
         require_pending=require_pending,
+        deferred=tuple(deferred),
     )
     if not core.store.apply(changes):
         return results_from_journal(core, episode)
+    if deferred and core.on_deferred is not None:
+        core.on_deferred()
     messages = explain_messages(episode, plan, writer=writer_name, skipped=writer_skips(ops))
     out: dict[str, Any] = {"results": plan.results, "messages": messages, "episode_id": episode.id, "status": "done"}
     # What was refused, and why, comes back too: an add with no results must still say what happened.
@@ -173,6 +187,15 @@ def commit_ops(
     if rejected:
         out["rejected"] = rejected
     return out
+
+
+def _deferred(core: Core, cache: EmbeddingCache, insert: list[MemoryRecord], reuse: dict[str, str]) -> set[str]:
+    """The new versions whose vectors are left to the indexer (``engine.indexing``): those whose text the
+    writer did not embed already, when the store can take memories before their vectors (``defers``)."""
+    from memscribe.engine.indexing import defers
+
+    later = {r.version_id for r in insert if r.version_id not in reuse and not cache.holds(r.text)}
+    return later if later and defers(core) else set()
 
 
 def replan_on_conflict(core: Core, attempt: Callable[[], dict[str, Any]]) -> dict[str, Any]:

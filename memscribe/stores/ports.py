@@ -94,13 +94,15 @@ class Changeset:
     partition: Partition
     episode_id: str | None
     insert: tuple[MemoryRecord, ...] = ()
-    vectors: Vectors | None = None  # one row per record in ``insert`` whose id is not in reuse_vector
+    vectors: Vectors | None = None  # one row per record in ``insert`` not in reuse_vector nor deferred
     reuse_vector: dict[str, str] = field(default_factory=dict)  # new version_id -> version_id to copy from
     retire: tuple[tuple[str, datetime], ...] = ()  # (version_id, retired_at)
     journal: tuple[JournalEntry, ...] = ()
     erase: tuple[str, ...] = ()  # memory ids whose every version is physically erased (forget)
     episode_done: bool = True
     require_pending: bool = True  # apply nothing if the episode was already applied (another process won)
+    # Version ids stored now and embedded later (a store with ``memscribe.stores.embedding.DeferredVectors``).
+    deferred: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

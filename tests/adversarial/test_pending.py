@@ -19,8 +19,8 @@ def test_another_writers_recovery_writes_with_the_episodes_own_writer(tmp_path: 
     path = tmp_path / "s.db"
     raw = Memory(path, writer="raw", embedder="hash", clock=FrozenClock(T0))
     acked = raw.add(FILLER, user_id="u", wait=False)
-    raw._closing = True  # simulate a process gone before its background writer ran
-    raw._join_worker()
+    raw._background.closing = True  # simulate a process gone before its background writer ran
+    raw._background.join()
     raw._core.store.close()
     with Memory(path, writer="lite", embedder="hash", clock=FrozenClock(T0)) as lite:
         assert lite.process_pending() == 1
@@ -59,7 +59,7 @@ def test_recovery_reaches_every_pending_episode(tmp_path: Path) -> None:
     store.close()
     with Memory(path, writer="raw", embedder="hash", clock=FrozenClock(T0)) as m:
         m._recover()
-        m._join_worker()
+        m._background.join()
         assert m.stats()["pending_episodes"] == 0
         assert m.stats()["current"] == 1_250
 
@@ -75,7 +75,7 @@ def test_failures_back_off_and_give_up_visibly(tmp_path: Path) -> None:
     clock = FrozenClock(T0)
     with Memory(tmp_path / "s.db", writer=_Broken(), embedder="hash", clock=clock) as m:  # type: ignore[arg-type]
         m.add("I live in Lyon", user_id="u", wait=False)
-        m._join_worker()
+        m._background.join()
         [row] = m.pending()
         assert row["attempts"] == 1 and "endpoint down" in row["error"]
         first_retry = datetime.fromisoformat(row["retry_at"])

@@ -40,6 +40,7 @@ def erase_memory(conn: sqlite3.Connection, partition: Partition, memory_id: str)
     for rowid, live, *_ in rows:
         conn.execute("DELETE FROM memories_fts WHERE rowid = ?", (rowid,))
         conn.execute("DELETE FROM vectors WHERE rowid = ?", (rowid,))
+        conn.execute("DELETE FROM unembedded WHERE rowid = ?", (rowid,))
         conn.execute("DELETE FROM memories WHERE rowid = ?", (rowid,))
         if live:
             conn.execute(
@@ -134,7 +135,7 @@ def purge_partition(store: SQLiteStore, partition: Partition) -> PurgeReport:
         needles = _needles(conn, partition)
         counts = {
             table: conn.execute(f"DELETE FROM {table} WHERE tenant = ? AND user_id = ?", partition).rowcount
-            for table in ("journal", "vector_log", "vectors", "episodes")
+            for table in ("journal", "vector_log", "vectors", "unembedded", "episodes")
         }
         rowids = [r[0] for r in conn.execute("SELECT rowid FROM memories WHERE tenant = ? AND user_id = ?", partition)]
         for start in range(0, len(rowids), 500):

@@ -108,7 +108,8 @@ def check(store: SQLiteStore) -> list[str]:
         except sqlite3.DatabaseError as exc:
             problems.append(f"keyword index: {exc}")
         orphans = conn.execute(
-            "SELECT COUNT(*) FROM memories m LEFT JOIN vectors v ON v.rowid = m.rowid WHERE v.rowid IS NULL"
+            "SELECT COUNT(*) FROM memories m LEFT JOIN vectors v ON v.rowid = m.rowid WHERE v.rowid IS NULL "
+            "AND NOT EXISTS (SELECT 1 FROM unembedded u WHERE u.rowid = m.rowid)"  # to be embedded: not lost
         ).fetchone()[0]
         if orphans:
             problems.append(f"{orphans} memory versions have no vector")

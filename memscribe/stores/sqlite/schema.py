@@ -139,6 +139,18 @@ MIGRATIONS: tuple[tuple[str, str | Callable[[sqlite3.Connection], None]], ...] =
         """,
     ),
     ("0004_cjk_keywords", _segment_cjk_keywords),
+    (
+        "0005_unembedded",
+        """
+        -- Memory versions stored (row, keyword index, journal) whose vector is still to be computed; the engine's
+        -- indexer embeds them in batches and a search embeds its partition's first. No content is kept here.
+        CREATE TABLE unembedded (
+            rowid INTEGER PRIMARY KEY,  -- memories.rowid
+            tenant TEXT NOT NULL, user_id TEXT NOT NULL
+        );
+        CREATE INDEX unembedded_partition ON unembedded(tenant, user_id, rowid);
+        """,
+    ),
 )
 
 

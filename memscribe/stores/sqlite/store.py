@@ -20,6 +20,7 @@ from memscribe.stores.ports import Changeset, Partition, PurgeReport, RecordFilt
 from memscribe.stores.sqlite import codec, erasure, maintenance
 from memscribe.stores.sqlite.codec import MEMORY_COLUMNS, t
 from memscribe.stores.sqlite.db import Database, private_file, translate
+from memscribe.stores.sqlite.deferred import DeferredMixin
 from memscribe.stores.sqlite.episodes import MAX_EPISODE_ATTEMPTS, EpisodeMixin
 from memscribe.stores.sqlite.filters import where
 from memscribe.stores.sqlite.schema import migrate, pending_migrations
@@ -31,7 +32,7 @@ __all__ = ["MAX_EPISODE_ATTEMPTS", "SQLiteStore"]
 _M = ", ".join(f"m.{c.strip()}" for c in MEMORY_COLUMNS.split(","))
 
 
-class SQLiteStore(EpisodeMixin, SearchMixin):
+class SQLiteStore(EpisodeMixin, SearchMixin, DeferredMixin):
     """The system of record. Files are created on the first write, never on construction."""
 
     def __init__(
@@ -138,7 +139,8 @@ class SQLiteStore(EpisodeMixin, SearchMixin):
             )
 
     def _insert(self, conn: sqlite3.Connection, changes: Changeset) -> None:
-        fresh = [r for r in changes.insert if r.version_id not in changes.reuse_vector]
+        later = set(changes.deferred)
+        fresh = [r for r in changes.insert if r.version_id not in changes.reuse_vector and r.version_id not in later]
         vectors = changes.vectors
         if fresh and (vectors is None or len(vectors) != len(fresh)):
             raise StoreError("a changeset must carry one vector per new text")
@@ -160,6 +162,12 @@ class SQLiteStore(EpisodeMixin, SearchMixin):
             rowid = cur.lastrowid
             keywords = segment_cjk(record.text)  # CJK runs as characters and bigrams
             conn.execute("INSERT INTO memories_fts (rowid, text, part) VALUES (?, ?, ?)", (rowid, keywords, token))
+            if record.version_id in later or self._reuses_unembedded(conn, changes, record.version_id):
+                # Stored now, embedded later: searchable by keyword at once, by vector once the indexer (or the
+                # next search of this partition) has embedded it. The vector_log entry comes with the vector.
+                mark = "INSERT INTO unembedded (rowid, tenant, user_id) VALUES (?, ?, ?)"
+                conn.execute(mark, (rowid, *changes.partition))
+                continue
             if record.version_id in changes.reuse_vector:
                 source = changes.reuse_vector[record.version_id]
                 copied = conn.execute(
@@ -183,6 +191,19 @@ class SQLiteStore(EpisodeMixin, SearchMixin):
                     "INSERT INTO vector_log (tenant, user_id, key, op) VALUES (?, ?, ?, 'add')",
                     (*changes.partition, rowid),
                 )
+
+    @staticmethod
+    def _reuses_unembedded(conn: sqlite3.Connection, changes: Changeset, version_id: str) -> bool:
+        """Whether ``version_id`` would copy the vector of a version that is itself still to be embedded."""
+        source = changes.reuse_vector.get(version_id)
+        if source is None:
+            return False
+        row = conn.execute(
+            "SELECT 1 FROM unembedded u JOIN memories m ON m.rowid = u.rowid "
+            "WHERE m.version_id = ? AND m.tenant = ? AND m.user_id = ?",
+            (source, *changes.partition),
+        ).fetchone()
+        return row is not None
 
     def _check_model(self, conn: sqlite3.Connection, model: str, dim: int) -> None:
         meta = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('embedding_model', 'dim')"))
