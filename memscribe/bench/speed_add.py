@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from memscribe.bench import speed_data
 from memscribe.bench.speed_probe import percentile
+from memscribe.stores.embedding import DeferredVectors
 
 if TYPE_CHECKING:
     from memscribe.bench.speed import SpeedParams
@@ -40,9 +41,11 @@ def _when(i: int) -> str:
 
 
 def _one_writer(p: SpeedParams, path: Path, writer: str, wait: bool, turns: list[str], embedder: Any) -> dict[str, Any]:
-    """Adds of ``turns`` into a copy of the filled store. With ``wait=False`` each add returns once its episode
-    is stored durably, and the clock stops only after every one is written (``flush``), so the figure holds
-    all the deferred work."""
+    """Adds of ``turns`` into a copy of the filled store. Two rates: ``acked_adds_per_s``, adds returned per
+    second of the add loop, and ``adds_per_s``, the sustained rate: the clock stops only once every memory added
+    is written and searchable by vector (``flush``: episodes acknowledged with ``wait=False`` are written and
+    vectors left to the indexer are computed), so it holds all the deferred work. ``drain_s`` is the time
+    between the last add returning and that point."""
     from memscribe.engine.memory import Memory
 
     with Memory(path, writer=writer, embedder=embedder) as memory:
@@ -52,13 +55,17 @@ def _one_writer(p: SpeedParams, path: Path, writer: str, wait: bool, turns: list
             started = time.perf_counter()
             memory.add(text, user_id="bench", timestamp=_when(i), wait=wait)
             timings.append((time.perf_counter() - started) * 1000)
-        if not wait:
-            memory.flush()
+        acked = time.perf_counter() - wall_start
+        memory.flush()
         wall, cpu = time.perf_counter() - wall_start, time.process_time() - cpu_start
         stored = memory.stats(user_id="bench")["pending_episodes"]
+        store = memory._core.store
+        left = store.unembedded(limit=1_000_000) if isinstance(store, DeferredVectors) else []
     return {
         "writer": writer if wait else f"{writer}, wait=False", "memories": p.add_at, "adds": len(turns),
         "embedder": embedder.model_id, "adds_per_s": round(len(turns) / wall, 1),
+        "acked_adds_per_s": round(len(turns) / acked, 1), "drain_s": round(wall - acked, 2),
+        "unembedded_after": len(left),
         "add_p50_ms": round(percentile(timings, 50), 2), "add_p95_ms": round(percentile(timings, 95), 2),
         "cpu_ms_per_add": round(1000 * cpu / len(turns), 2), "pending_after": stored,
         "texts": ", ".join(p.texts) or "generated", "loadavg": round(os.getloadavg()[0], 2),

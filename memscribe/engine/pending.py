@@ -36,6 +36,7 @@ BACKOFF_CAP_SECONDS = 900.0
 WRITE_LEASE_SECONDS = 30.0  # an add that writes its own episode keeps recovery off it this long
 _END_OF_TIME = datetime(9999, 1, 1, tzinfo=UTC)  # "due by then": every episode not given up
 Due = tuple[tuple[str, str], str, EpisodeState]  # (partition, episode id, its state when listed)
+_LISTED_MAX = 4_096  # episodes kept decoded between listing and writing them
 
 
 def retry_at(now: datetime, attempts: int) -> datetime:
@@ -62,6 +63,9 @@ class PendingRunner:
     ) -> None:
         self.core, self.process, self.chat_factory = core, process, chat_factory
         self._cores: dict[tuple[str, str | None], Core | None] = {submitted_writer(core): core}
+        # Episodes decoded while listing them (``due``), kept for the run that writes them so that each is read
+        # once, not twice (listing reads whole episodes); bounded, beyond it a run reads an episode again.
+        self._listed: dict[str, Episode] = {}
 
     def core_for(self, state: EpisodeState) -> Core | None:
         """A core whose writer is the episode's; None when this process cannot build it."""
@@ -91,19 +95,24 @@ class PendingRunner:
         todo: list[Due] | None = None,
     ) -> int:
         """Write every pending episode this process can (those whose backoff has passed, with ``due_only``);
-        each is tried once per run. The run takes the episodes pending when it starts (listed by id, a page at
-        a time, so a backlog of any size is covered without holding its text); later ones wait for the next
-        run. ``todo`` is such a list taken earlier (see :meth:`due`). Returns the number written."""
+        each is tried once per run. The run takes the episodes pending when it starts (listed a page at a time;
+        the first ``_LISTED_MAX`` are kept as listed, so each is read once, and a larger backlog is covered by
+        reading the rest again); later ones wait for the next run. ``todo`` is such a list taken earlier (see
+        :meth:`due`). Returns the number written."""
         done, tried = 0, 0
         for partition, episode_id, state in self.due(due_only) if todo is None else todo:
             if (stop is not None and stop()) or (limit is not None and tried >= limit):
                 break
             target = self.core_for(state)
             if target is None:
+                self._listed.pop(episode_id, None)
                 continue
             now = self.core.store.episode_state(partition, episode_id)
-            episode = self.core.store.get_episode(partition, episode_id)
-            if now is None or now.status == "done" or episode is None:  # written or purged meanwhile
+            if now is None or now.status == "done":  # written or purged meanwhile
+                self._listed.pop(episode_id, None)
+                continue
+            episode = self._listed.pop(episode_id, None) or self.core.store.get_episode(partition, episode_id)
+            if episode is None or episode.scope.partition != partition:
                 continue
             tried += 1
             try:
@@ -111,6 +120,7 @@ class PendingRunner:
             except Exception:  # recorded on the episode, retried after its backoff
                 continue
             done += 1
+        self._listed.clear()  # nothing decoded outlives the run (a purge may follow)
         return done
 
     def due(self, due_only: bool) -> list[Due]:
@@ -120,5 +130,8 @@ class PendingRunner:
         after = None
         while batch := self.core.store.pending(tenant=self.core.tenant, now=now, after=after, limit=500):
             found += [(episode.scope.partition, episode.id, state) for episode, state in batch]
+            for episode, _ in batch:  # episodes are immutable: the copy read here is the one stored
+                if len(self._listed) < _LISTED_MAX:
+                    self._listed[episode.id] = episode
             after = batch[-1][0].id
         return found
