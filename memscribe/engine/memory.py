@@ -10,16 +10,16 @@ from pathlib import Path
 from typing import IO, Any, cast
 
 from memscribe.config import MemoryConfig
-from memscribe.core.clock import Clock, SystemClock
+from memscribe.core.clock import Clock
 from memscribe.engine import reading, transfer, writing
 from memscribe.engine.background import BackgroundWriter
+from memscribe.engine.build import build_core, chat_factory
 from memscribe.engine.candidates import EmbeddingCache
 from memscribe.engine.consolidation import Consolidator
 from memscribe.engine.core import Core
 from memscribe.engine.indexing import BackgroundIndexer, defers, index_pending
 from memscribe.engine.pending import WRITE_LEASE_SECONDS, PendingRunner, submitted_writer
-from memscribe.errors import ConfigError, InvalidInput, NotFound, ScopeError, StoreError
-from memscribe.providers.chat import ChatModel
+from memscribe.errors import InvalidInput, NotFound, ScopeError, StoreError
 from memscribe.providers.ports import Embedder
 from memscribe.stores.ports import MAX_EPISODE_ATTEMPTS, EpisodeState, Store, VectorIndex
 from memscribe.types import (
@@ -41,7 +41,7 @@ from memscribe.types import (
 )
 from memscribe.write.ports import Writer
 
-__all__ = ["Memory", "build_core"]
+__all__ = ["Memory", "build_core", "chat_factory"]
 
 
 def _user(user_id: object) -> object:
@@ -57,63 +57,6 @@ def _limit(limit: int | None, top_k: int | None, default: int) -> int:
         raise InvalidInput(f"limit {limit!r} and top_k {top_k!r} disagree; pass one")
     chosen = limit if limit is not None else top_k
     return default if chosen is None else chosen
-
-
-def build_core(
-    path: str | Path | None,
-    *,
-    config: MemoryConfig | None,
-    writer: str | Writer | None,
-    embedder: str | Embedder | None,
-    store: Store | str | None,
-    clock: Clock | None,
-    tenant: str | None,
-    vectors: str | VectorIndex | None = None,
-) -> Core:
-    from memscribe.engine.writers import make_writer
-    from memscribe.providers.registry import make_embedder
-
-    cfg = config or MemoryConfig()
-    if store is None or isinstance(store, str):  # a URL (postgresql://...) or a path; default: the SQLite file
-        from memscribe.stores.factory import open_store
-
-        location = store if isinstance(store, str) else (path if path else cfg.resolved_path())
-        store = open_store(
-            location,
-            lock_timeout=cfg.lock_timeout,
-            vectors=vectors if vectors is not None else cfg.vectors,
-            vectors_api_key=cfg.vectors_api_key,
-        )
-    elif vectors is not None:
-        raise ConfigError("pass vectors= to the store you give, not to Memory")
-    chosen_writer = writer if writer is not None else cfg.writer
-    spec = embedder if embedder is not None else cfg.embedder
-    factory: Callable[[], Embedder] = (lambda: make_embedder(spec)) if isinstance(spec, str) else (lambda: spec)
-    chat = chat_factory(cfg)
-    return Core(
-        store=store,
-        embedder_factory=factory,
-        writer=make_writer(chosen_writer, chat_factory=chat) if isinstance(chosen_writer, str) else chosen_writer,
-        clock=clock or SystemClock(),
-        tenant=tenant or cfg.tenant,
-        max_retries=cfg.max_retries,
-        model=cfg.llm,
-        defer_vectors=True,
-    )
-
-
-def chat_factory(cfg: MemoryConfig) -> Callable[[], ChatModel] | None:
-    """Builds the configured model on first use (None when no ``llm`` is configured)."""
-    if not cfg.llm:
-        return None
-    spec = cfg.llm
-
-    def make() -> ChatModel:
-        from memscribe.providers.presets import make_chat
-
-        return make_chat(spec, base_url=cfg.llm_base_url, api_key=cfg.llm_api_key, **dict(cfg.llm_options))
-
-    return make
 
 
 class Memory:
