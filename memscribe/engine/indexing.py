@@ -25,9 +25,10 @@ if TYPE_CHECKING:
     from memscribe.engine.core import Core
     from memscribe.stores.ports import Partition
 
-__all__ = ["BATCH", "BackgroundIndexer", "defers", "index_pending"]
+__all__ = ["BATCH", "LINGER_SECONDS", "BackgroundIndexer", "defers", "index_pending"]
 
 BATCH = 64  # texts per model call: the local embedder's own batch size
+LINGER_SECONDS = 0.05  # a background pass waits this long first, so adds arriving together embed together
 
 
 def defers(core: Core) -> bool:
@@ -75,6 +76,7 @@ class BackgroundIndexer:
         self._thread: threading.Thread | None = None
         self._again = False
         self._closing = False
+        self._wake = threading.Event()  # set on close: a lingering pass ends at once
         self.failure: BaseException | None = None  # the last error (a model or store failure); marks stay
 
     def kick(self) -> None:
@@ -94,6 +96,7 @@ class BackgroundIndexer:
                         self._thread = None
                         return
                     self._again = False
+                self._wake.wait(LINGER_SECONDS)  # let a burst of adds gather into one batch
                 try:
                     index_pending(self.core, stop=lambda: self._closing)
                 except Exception as exc:  # the marks stay: the next search or process embeds them
@@ -114,4 +117,5 @@ class BackgroundIndexer:
     def close(self) -> None:
         """Stop after the batch in progress; what is left stays marked for the next process."""
         self._closing = True
+        self._wake.set()
         self.join()
