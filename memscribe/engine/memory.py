@@ -18,10 +18,10 @@ from memscribe.engine.candidates import EmbeddingCache
 from memscribe.engine.consolidation import Consolidator
 from memscribe.engine.core import Core
 from memscribe.engine.indexing import BackgroundIndexer, defers, index_pending
-from memscribe.engine.pending import WRITE_LEASE_SECONDS, PendingRunner, submitted_writer
+from memscribe.engine.pending import WRITE_LEASE_SECONDS, PendingRunner, pending_rows, submitted_writer
 from memscribe.errors import InvalidInput, NotFound, ScopeError, StoreError
 from memscribe.providers.ports import Embedder
-from memscribe.stores.ports import MAX_EPISODE_ATTEMPTS, EpisodeState, Store, VectorIndex
+from memscribe.stores.ports import EpisodeState, Store, VectorIndex
 from memscribe.types import (
     AddResult,
     ConsolidateResult,
@@ -175,15 +175,7 @@ class Memory:
 
     def pending(self, *, limit: int = 100) -> builtins.list[PendingEntry]:
         """Episodes of this tenant not yet written: writer, attempts, last error and next retry."""
-        rows: builtins.list[PendingEntry] = []
-        for episode, state in self._core.store.pending(tenant=self._core.tenant, limit=limit):
-            rows.append({
-                "episode_id": episode.id, "user_id": episode.scope.user_id, "status": state.status,
-                "writer": state.writer, "model": state.model, "attempts": state.attempts, "error": state.error,
-                "retry_at": state.retry_at.isoformat() if state.retry_at else None,
-                "given_up": state.attempts >= MAX_EPISODE_ATTEMPTS,
-            })  # fmt: skip
-        return rows
+        return cast("builtins.list[PendingEntry]", pending_rows(self._core, limit))
 
     def retry_pending(self, *, user_id: object = None, writer: str | None = None) -> RetryResult:
         """Retry pending and given-up episodes now. ``writer`` reassigns them to another writer (with this
@@ -269,25 +261,14 @@ class Memory:
         The current derivation is retracted (kept as history, journaled with the reason) and every episode
         is written again in time order, so a store built by ``raw`` can be upgraded to ``lite`` or an LLM.
         """
-        from dataclasses import replace as dc_replace
-
         from memscribe.engine.writers import make_writer
 
         self._settle()
-        partition = self._core.partition(user_id)
         if isinstance(writer, str):
             chosen = make_writer(writer, chat_factory=self._chat_factory)
         else:
             chosen = writer or self._core.writer
-        core = dc_replace(self._core, writer=chosen)
-        retracted = writing.retract_all(core, partition, f"replaced by replay with writer {chosen.name!r}")
-        episodes = [e for e in core.store.episodes(partition) if e.metadata.get("operation") is None]
-        counts: dict[str, int] = {}
-        for episode in episodes:
-            result = writing.process_episode(core, episode, require_pending=False)
-            for item in result["results"]:
-                counts[item["event"]] = counts.get(item["event"], 0) + 1
-        return {"writer": chosen.name, "episodes": len(episodes), "retracted": retracted, "events": counts}
+        return cast(ReplayResult, writing.replay(self._core, self._core.partition(user_id), chosen))
 
     def consolidate(self, *, user_id: object) -> ConsolidateResult:
         """Run one bounded consolidation pass now: expire past intentions, merge duplicates, refresh the

@@ -27,6 +27,7 @@ __all__ = [
     "WRITE_LEASE_SECONDS",
     "Due",
     "PendingRunner",
+    "pending_rows",
     "retry_at",
     "submitted_writer",
 ]
@@ -37,6 +38,21 @@ WRITE_LEASE_SECONDS = 30.0  # an add that writes its own episode keeps recovery 
 _END_OF_TIME = datetime(9999, 1, 1, tzinfo=UTC)  # "due by then": every episode not given up
 Due = tuple[tuple[str, str], str, EpisodeState]  # (partition, episode id, its state when listed)
 _LISTED_MAX = 4_096  # episodes kept decoded between listing and writing them
+
+
+def pending_rows(core: Core, limit: int) -> list[dict[str, Any]]:
+    """The tenant's episodes not yet written, as :meth:`Memory.pending` lists them."""
+    from memscribe.stores.ports import MAX_EPISODE_ATTEMPTS
+
+    rows: list[dict[str, Any]] = []
+    for episode, state in core.store.pending(tenant=core.tenant, limit=limit):
+        rows.append({
+            "episode_id": episode.id, "user_id": episode.scope.user_id, "status": state.status,
+            "writer": state.writer, "model": state.model, "attempts": state.attempts, "error": state.error,
+            "retry_at": state.retry_at.isoformat() if state.retry_at else None,
+            "given_up": state.attempts >= MAX_EPISODE_ATTEMPTS,
+        })  # fmt: skip
+    return rows
 
 
 def retry_at(now: datetime, attempts: int) -> datetime:

@@ -25,7 +25,7 @@ from memscribe.engine.core import Core
 from memscribe.errors import InvalidInput, MemscribeError, NotFound, WriteConflict, WriterError
 from memscribe.stores.ports import Changeset
 from memscribe.write.plan import explain_messages, plan_changes
-from memscribe.write.ports import WriteContext, writer_likely_texts, writer_rejections, writer_skips
+from memscribe.write.ports import WriteContext, Writer, writer_likely_texts, writer_rejections, writer_skips
 
 __all__ = [
     "Proposal",
@@ -41,6 +41,7 @@ __all__ = [
     "redact_message",
     "redact_value",
     "replan_on_conflict",
+    "replay",
     "results_from_journal",
     "retract_all",
 ]
@@ -329,3 +330,17 @@ def retract_all(core: Core, partition: tuple[str, str], reason: str) -> int:
     ops = [Operation(OpKind.DELETE, reason, target=r.id) for r in current]
     commit_ops(core, episode, (ops, EmbeddingCache(core), core.clock.now()), require_pending=False, writer="api")
     return len(current)
+
+
+def replay(core: Core, partition: tuple[str, str], writer: Writer) -> dict[str, Any]:
+    """Retract a partition's current derivation and write every retained episode again, in time order, with
+    ``writer`` (see :meth:`Memory.replay`)."""
+    chosen = replace(core, writer=writer)
+    retracted = retract_all(chosen, partition, f"replaced by replay with writer {writer.name!r}")
+    episodes = [e for e in chosen.store.episodes(partition) if e.metadata.get("operation") is None]
+    counts: dict[str, int] = {}
+    for episode in episodes:
+        result = process_episode(chosen, episode, require_pending=False)
+        for item in result["results"]:
+            counts[item["event"]] = counts.get(item["event"], 0) + 1
+    return {"writer": writer.name, "episodes": len(episodes), "retracted": retracted, "events": counts}
