@@ -118,3 +118,14 @@ def test_a_retired_memory_gets_its_vector_but_never_enters_the_current_index(tmp
     assert memory_id not in [h["id"] for h in m.search("standup time", user_id="u")["results"]]
     assert _unembedded(m) == [] and m._core.store.check() == []
     m.close()
+
+
+def test_close_computes_the_vectors_its_adds_left(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    m = _without_indexer(path, HashEmbedder(64))
+    m.add("Short-lived processes leave nothing to embed.", user_id="u")
+    assert len(_unembedded(m)) == 1
+    m.close()
+    store = SQLiteStore(path)
+    assert store.unembedded(limit=10) == [] and store.check() == []
+    store.close()

@@ -25,9 +25,10 @@ if TYPE_CHECKING:
     from memscribe.engine.core import Core
     from memscribe.stores.ports import Partition
 
-__all__ = ["BATCH", "LINGER_SECONDS", "BackgroundIndexer", "defers", "index_pending"]
+__all__ = ["BATCH", "CLOSE_INDEX_LIMIT", "LINGER_SECONDS", "BackgroundIndexer", "defers", "index_pending"]
 
 BATCH = 64  # texts per model call: the local embedder's own batch size
+CLOSE_INDEX_LIMIT = 1_024  # vectors Memory.close() still computes; a larger backlog is left to the next process
 LINGER_SECONDS = 0.05  # a background pass waits this long first, so adds arriving together embed together
 
 
@@ -42,16 +43,21 @@ def defers(core: Core) -> bool:
 
 
 def index_pending(
-    core: Core, partition: Partition | None = None, *, stop: Callable[[], bool] | None = None, batch: int = BATCH
+    core: Core,
+    partition: Partition | None = None,
+    *,
+    stop: Callable[[], bool] | None = None,
+    batch: int = BATCH,
+    limit: int | None = None,
 ) -> int:
-    """Embed and store the vectors still to be computed: of ``partition``, or of the core's tenant. Each batch
-    is read, embedded in one model call and stored under the core's index lock, so two callers never embed the
-    same text twice. Returns the number of vectors stored."""
+    """Embed and store the vectors still to be computed: of ``partition``, or of the core's tenant (at most
+    about ``limit``). Each batch is read, embedded in one model call and stored under the core's index lock,
+    so two callers never embed the same text twice. Returns the number of vectors stored."""
     store = core.store
     if not isinstance(store, DeferredVectors):
         return 0
     done = 0
-    while stop is None or not stop():
+    while (stop is None or not stop()) and (limit is None or done < limit):
         with core.index_lock:
             rows = store.unembedded(partition, tenant=None if partition else core.tenant, limit=batch)
             if not rows:

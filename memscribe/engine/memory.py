@@ -17,7 +17,7 @@ from memscribe.engine.build import build_core, chat_factory
 from memscribe.engine.candidates import EmbeddingCache
 from memscribe.engine.consolidation import Consolidator
 from memscribe.engine.core import Core
-from memscribe.engine.indexing import BackgroundIndexer, defers, index_pending
+from memscribe.engine.indexing import CLOSE_INDEX_LIMIT, BackgroundIndexer, defers, index_pending
 from memscribe.engine.pending import WRITE_LEASE_SECONDS, PendingRunner, pending_rows, submitted_writer
 from memscribe.errors import InvalidInput, NotFound, ScopeError, StoreError
 from memscribe.providers.ports import Embedder
@@ -421,7 +421,9 @@ class Memory:
     def close(self) -> None:
         """Write this Memory's own ``wait=False`` episodes, stop recovering others' and close the store."""
         self._background.close()
-        self._indexer.close()  # vectors still to compute stay marked: the next process embeds them
+        self._indexer.close()
+        with contextlib.suppress(Exception):  # a failing model or a read-only store: the marks stay
+            index_pending(self._core, limit=CLOSE_INDEX_LIMIT)  # a short-lived process leaves its vectors done
         self._consolidator.join()
         self._core.store.close()
 
