@@ -129,3 +129,12 @@ def test_close_computes_the_vectors_its_adds_left(tmp_path: Path) -> None:
     store = SQLiteStore(path)
     assert store.unembedded(limit=10) == [] and store.check() == []
     store.close()
+
+
+def test_the_memory_class_imports_without_numpy() -> None:
+    import subprocess
+    import sys
+
+    code = "import sys, memscribe; memscribe.Memory; print('numpy' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "False"  # numpy loads with the first store or embedder, not with the class

@@ -7,8 +7,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-import numpy as np
-
 from memscribe.errors import EmbeddingMismatch
 
 if TYPE_CHECKING:
@@ -49,6 +47,8 @@ class DeferredVectors(Protocol):
 def query_vector(known: tuple[str, int], vector: Vectors, model_id: str) -> Vectors:
     """``vector`` as one float32 row, after checking it comes from the model (and dimension) the store holds;
     :class:`~memscribe.errors.EmbeddingMismatch` otherwise."""
+    import numpy as np  # here, not at import: the engine imports this module for DeferredVectors
+
     query: Vectors = np.asarray(vector, dtype=np.float32).reshape(-1)
     if known != (model_id, query.shape[0]):
         raise EmbeddingMismatch(
