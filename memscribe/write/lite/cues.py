@@ -61,7 +61,10 @@ _HYPOTHETICAL = lazy(
     r"|i'm considering|i am considering)\b"
     r"|\b(?:what if|if i|if we|in case|thinking about|thinking of|considering|might|would be|would i|could i"
     r"|should i|should we|debating|tempted|dream of|someday|one day|hypothetically|in theory|offered me"
-    r"|interview(?:ing)? (?:at|with|for)|applying|or should|versus|whether)\b"
+    r"|interview(?:ing)? (?:at|with|for)|applying|or should|versus|whether"
+    # Someone else's wish is not a fact: "she wants a sister named Elsa", "he'd like us to move closer".
+    r"|(?:she|he|they) (?:really |still )?(?:wants|wishes|would like|would love|is hoping|hopes) (?:a|an|to|us to"
+    r"|me to))\b"
     r"|如果|要是|假如|想去|考虑|打算|会不会|要不要|还是不|si (?:me|nos)|estoy pensando|pensando en|si je"
     r"|je pense|wenn ich|falls|überlege|se eu|estou pensando",
     re.IGNORECASE,

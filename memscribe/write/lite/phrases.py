@@ -1,0 +1,55 @@
+"""The old value named inside the clause that replaces it: "the bear has replaced succession as my favourite
+show", "oat milk instead of dairy", "a 2br for less than my brooklyn 1br".
+
+:mod:`residue` leaves out whole clauses that say a value ended. These phrases put the old value in the same clause
+as the new one, so the clause cannot go; the phrase naming the old value can. It is left out of the memory's
+text only when its words name something an older statement of the same subject said (the words as said are
+kept beside the memory by the writer), so a comparison with something never mentioned stays as written.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+
+from memscribe.write.lite.lazy import LazyPattern, lazy
+from memscribe.write.lite.matching import content_tokens
+
+__all__ = ["drop_old_phrases"]
+
+_END = r"(?=[,.;:!?)]|\s[—–-]\s|$)"
+# "X has replaced Y as my favourite show" → "X is now my favourite show".
+_REPLACED_AS = lazy(
+    r"\b(?:has |have |had |just |finally )*replaced (?P<old>[^,.;!?]{1,40}?) as (?=(?:my|our|the)\b)", re.I
+)
+# "oat milk instead of dairy", "rather than the gym": the alternative left behind.
+_INSTEAD_OF = lazy(r",?\s*\b(?:instead of|rather than|in place of) (?P<old>[^,.;!?]{1,40}?)" + _END, re.I)
+# "for less than my brooklyn 1br", "way bigger than our old place": a comparison with what was before.
+_THAN_OLD = lazy(
+    r",?\s*\b(?:for )?(?:way |much |a lot |so )?(?:less|more|cheaper|pricier|better|bigger|smaller|nicer|worse"
+    r"|closer|further|farther) than (?:my|our|the) (?:old |last |previous )?(?P<old>[^,.;!?]{1,40}?)" + _END,
+    re.I,
+)
+_RULES: tuple[tuple[LazyPattern, Callable[[re.Match[str]], str]], ...] = (
+    (_REPLACED_AS, lambda m: "is now "),
+    (_INSTEAD_OF, lambda m: ""),
+    (_THAN_OLD, lambda m: ""),
+)
+
+
+def drop_old_phrases(text: str, older: Iterable[str]) -> str:
+    """``text`` without the phrases that name a value of ``older`` (older statements of its subject) as the
+    one replaced or compared with; unchanged when none does."""
+    held = frozenset().union(*(content_tokens(o) for o in older))
+    if not held:
+        return text
+    out = text
+    for pattern, replacement in _RULES:
+
+        def swap(m: re.Match[str], replacement: Callable[[re.Match[str]], str] = replacement) -> str:
+            named = content_tokens(m.group("old")) & held
+            return replacement(m) if any(not w.isdigit() for w in named) else m.group(0)
+
+        out = pattern.sub(swap, out)
+    out = re.sub(r"\s{2,}", " ", out).strip()
+    return out if content_tokens(out) else text
