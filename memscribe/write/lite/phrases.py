@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from memscribe.write.lite.lazy import LazyPattern, lazy
 from memscribe.write.lite.matching import content_tokens
 
-__all__ = ["drop_old_phrases"]
+__all__ = ["drop_old_phrases", "drop_replaced_clause"]
 
 _END = r"(?=[,.;:!?)]|\s[—–-]\s|$)"
 # "X has replaced Y as my favourite show" → "X is now my favourite show".
@@ -53,3 +53,45 @@ def drop_old_phrases(text: str, older: Iterable[str]) -> str:
         out = pattern.sub(swap, out)
     out = re.sub(r"\s{2,}", " ", out).strip()
     return out if content_tokens(out) else text
+
+
+# Clause ends inside one statement: punctuation, an emoji, a spaced dash.
+_PIECE_END = re.compile(r"\s*(?:[,;.!?。，；！？]+|[\u2600-\u27bf\U0001f300-\U0001faff]+\ufe0f?|\s[—–-]\s)\s*")
+_INSTEAD = lazy(r"\binstead\b(?!\s+of)|\bthese days\b|\bnow\b(?! that)", re.IGNORECASE)
+_PLAIN_INSTEAD = lazy(r"\binstead\b(?!\s+of)", re.IGNORECASE)
+_WEAK = frozenset({"new", "year", "month", "week", "time", "thing", "good", "back", "really", "still", "day"})
+
+
+def _telling(text: str) -> set[str]:
+    return {w for w in content_tokens(text) if len(w) >= 4 and not any(c.isdigit() for c in w) and w not in _WEAK}
+
+
+def drop_replaced_clause(text: str, on_topic: Iterable[str]) -> str:
+    """ "after 6 weeks of keto 😬 doctor wants me on a mediterranean diet instead": a clause that says "instead"
+    replaces what the other clauses of the statement name; a clause naming a value of ``on_topic`` (older
+    statements of the subject on its topics) that the "instead" clause does not name is left out."""
+    if not _PLAIN_INSTEAD.search(text):
+        return text
+    held = set().union(*(_telling(o) for o in on_topic))
+    if not held:
+        return text
+    bounds = [(m.start(), m.end()) for m in _PIECE_END.finditer(text)]
+    starts = [0, *(end for _, end in bounds)]
+    ends = [*(start for start, _ in bounds), len(text)]
+    pieces = [(a, b) for a, b in zip(starts, ends, strict=True) if text[a:b].strip()]
+    instead = [i for i, (a, b) in enumerate(pieces) if _INSTEAD.search(text[a:b])]
+    if not instead:
+        return text
+    kept_words = set().union(*(_telling(text[a:b]) for i, (a, b) in enumerate(pieces) if i in instead))
+    dropped = [
+        (a, b)
+        for i, (a, b) in enumerate(pieces)
+        if i not in instead and i < max(instead) and (_telling(text[a:b]) & held) - kept_words
+    ]
+    if not dropped:
+        return text
+    out = text
+    for a, b in reversed(dropped):
+        tail = re.match(r"\s*(?:[,;]+|[\u2600-\u27bf\U0001f300-\U0001faff]+\ufe0f?)?\s*", out[b:])
+        out = out[:a] + out[b + (tail.end() if tail else 0) :]
+    return out.strip() if content_tokens(out) else text

@@ -25,10 +25,16 @@ from memscribe.write.lite.lexicon import NOT_NAMES
 from memscribe.write.lite.matching import content_tokens, topic_matches
 from memscribe.write.lite.memorable import question_head, skip_wording, strip_preamble
 from memscribe.write.lite.person import Mention, Referents, expand_contractions, find_subject, restore_subject
-from memscribe.write.lite.phrases import drop_old_phrases
+from memscribe.write.lite.phrases import drop_old_phrases, drop_replaced_clause
 from memscribe.write.lite.plans import PlanCompletions, accomplishment
 from memscribe.write.lite.reconcile import Reconciler, same_value
-from memscribe.write.lite.requests import Correction, parse_cjk_correction, parse_correction, parse_forget
+from memscribe.write.lite.requests import (
+    Correction,
+    parse_cjk_correction,
+    parse_correction,
+    parse_forget,
+    parse_self_check,
+)
 from memscribe.write.lite.residue import drop_old_values
 from memscribe.write.lite.revise import Reviser
 from memscribe.write.lite.segment import Statement, Unit, group_units, segment_episode
@@ -152,7 +158,11 @@ class _EpisodeRun:
             self._forget(st, topic)
             return True
         said = resolve_times(st.text, st.at, detect_tense(st.text)).text  # dates compare as stored
-        correction = parse_correction(said) or (parse_cjk_correction(said) if has_cjk(said) else None)
+        correction = (
+            parse_correction(said)
+            or (parse_cjk_correction(said) if has_cjk(said) else None)
+            or parse_self_check(self.said_before, said)
+        )
         return correction is not None and self._correct(st, correction, refs)
 
     def consider(self, unit: Unit, refs: Referents) -> None:
@@ -333,7 +343,8 @@ class _EpisodeRun:
         older = [r for r in self.ledger.stored_similar(memory, Owner.USER, limit=12) if "hypothetical" not in r.tags]
         own = [r.text for r in older if r.subject.casefold() == subject.casefold()]
         on_topic = [text for text in own if topics_of(text) & topics]
-        return drop_old_values(drop_old_phrases(current, own), on_topic, [r.text for r in older], own)
+        current = drop_replaced_clause(drop_old_phrases(current, own), on_topic)
+        return drop_old_values(current, on_topic, [r.text for r in older], own)
 
     def _confirmed_all(self, text: str) -> bool:
         """Whether a memory this episode just confirmed (NOOP) already holds every content word of ``text``."""
