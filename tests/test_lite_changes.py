@@ -3,6 +3,8 @@ a routine moved to another weekday."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from test_lite_support import ListCandidates, at, say
 
 from memscribe.core.records import OpKind
@@ -70,3 +72,39 @@ def test_the_older_routine_keeps_its_other_activities() -> None:
     current = _current(store)
     assert "my week: swimming fridays, and saturday is for the allotment." in current
     assert not any("mondays" in t for t in current)
+
+
+def test_what_was_only_believed_is_corrected_by_what_follows_but() -> None:
+    from memscribe.write.lite.phrases import believed_values, drop_old_phrases
+
+    older = ["my tabby Mochi keeps knocking cups off the table"]
+    said = "ok so I've always said she's a tabby but the vet says Mochi is actually a bengal mix"
+    assert believed_values(said, older) == {"tabby"}
+    assert drop_old_phrases(said, older) == "ok so the vet says Mochi is actually a bengal mix"
+    assert believed_values("I thought it would rain but it was sunny", older) == set()  # nothing said before
+
+
+def test_a_correction_by_but_closes_the_older_statement(tmp_path: Path) -> None:
+    from memscribe import Memory
+
+    memory = Memory(tmp_path / "store.db", writer="lite", embedder="hash")
+    try:
+        memory.add("my tabby Mochi keeps knocking cups off the table", user_id="u", timestamp="2024-01-02T10:00:00")
+        memory.add(
+            "ok so I've always said she's a tabby but the vet says Mochi is actually a bengal mix",
+            user_id="u",
+            timestamp="2024-02-02T10:00:00",
+        )
+        current = [r["memory"] for r in memory.list(user_id="u")["results"]]
+    finally:
+        memory.close()
+    assert current and not any("tabby" in text for text in current)
+    assert any("bengal" in text for text in current)
+
+
+def test_a_stay_with_a_flight_home_is_temporary() -> None:
+    from memscribe.write.lite.cues import temporary
+
+    assert temporary("10 days in portugal!! currently in porto, flying back to leeds on the 12th")
+    assert temporary("heading home tomorrow, what a trip")
+    assert not temporary("back home in leeds and missing the sun")

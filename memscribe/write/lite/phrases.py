@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from memscribe.write.lite.lazy import LazyPattern, lazy
 from memscribe.write.lite.matching import content_tokens
 
-__all__ = ["drop_old_phrases", "drop_replaced_clause"]
+__all__ = ["believed_values", "drop_old_phrases", "drop_replaced_clause"]
 
 _END = r"(?=[,.;:!?)]|\s[—–-]\s|$)"
 # "X has replaced Y as my favourite show" → "X is now my favourite show".
@@ -30,10 +30,18 @@ _THAN_OLD = lazy(
     r"|closer|further|farther) than (?:my|our|the) (?:old |last |previous )?(?P<old>[^,.;!?]{1,40}?)" + _END,
     re.I,
 )
+# "I've been telling everyone she's a beagle but the DNA test says…": what was believed, then what is true.
+_BELIEVED = lazy(
+    r"\b(?:I(?:'ve| have) been (?:telling|saying to) (?:everyone|people|you|friends)|I(?:'ve| have)? always (?:said"
+    r"|thought|assumed)|I (?:thought|assumed|was sure)|everyone (?:thinks|thought|assumes)|I told (?:you|everyone))"
+    r"(?: that)? (?P<old>[^,.;!?]{1,60}?),? but\s+",
+    re.IGNORECASE,
+)
 _RULES: tuple[tuple[LazyPattern, Callable[[re.Match[str]], str]], ...] = (
     (_REPLACED_AS, lambda m: "is now "),
     (_INSTEAD_OF, lambda m: ""),
     (_THAN_OLD, lambda m: ""),
+    (_BELIEVED, lambda m: ""),
 )
 
 
@@ -95,3 +103,14 @@ def drop_replaced_clause(text: str, on_topic: Iterable[str]) -> str:
         tail = re.match(r"\s*(?:[,;]+|[\u2600-\u27bf\U0001f300-\U0001faff]+\ufe0f?)?\s*", out[b:])
         out = out[:a] + out[b + (tail.end() if tail else 0) :]
     return out.strip() if content_tokens(out) else text
+
+
+def believed_values(text: str, older: Iterable[str]) -> set[str]:
+    """The words of what ``text`` says was only believed ("been telling everyone she's a beagle but …") that
+    ``older`` statements said and the rest of ``text`` does not: the values it corrects."""
+    held = set().union(*(_telling(o) for o in older))
+    out: set[str] = set()
+    for m in _BELIEVED.finditer(text):
+        rest = _telling(text[: m.start()] + " " + text[m.end() :])
+        out |= (_telling(m.group("old")) & held) - rest
+    return out

@@ -24,6 +24,7 @@ from memscribe.write.lite.cues import changes, ends, hypothetical, temporary
 from memscribe.write.lite.ledger import Ledger, Pending
 from memscribe.write.lite.levels import ladder_steps, stepped_past
 from memscribe.write.lite.matching import content_tokens, stem
+from memscribe.write.lite.phrases import believed_values
 from memscribe.write.lite.residue import ended_values
 from memscribe.write.lite.revise import draft_from_record
 from memscribe.write.lite.schedule import moved_days, without_old_day
@@ -100,6 +101,7 @@ class TopicReplacer:
             return
         self._step_up(entry, draft, said, at, speaker)
         self._end_values(entry, draft, said, at, speaker)
+        self._believed(entry, draft, said, at, speaker)
         ending = ends(said)  # "handed in my notice. going freelance" ends a job even as it goes on
         single = topics - MULTI_TOPICS
         multi = topics & MULTI_TOPICS if "ended" in draft.tags else set()
@@ -170,6 +172,17 @@ class TopicReplacer:
                 continue  # slot facts are closed by their own rules, by value
             if named := values & content_tokens(record.text):
                 self._close(entry, record, start, at, speaker, [f"the end of '{w}'" for w in sorted(named)])
+
+    def _believed(self, entry: Pending, draft: MemoryDraft, said: str, at: datetime, speaker: str) -> None:
+        """What a statement says was only believed ("been telling everyone she's a beagle but …") closes the
+        subject's older plain statements that name it: they said what turned out not to be so."""
+        start = draft.valid_from or at
+        older = [r for r in self.ledger.stored_similar(said, Owner.USER, limit=_CANDIDATES)
+                 if r.slot is None and self._comparable(r, draft, start)]  # fmt: skip
+        values = believed_values(said, [r.text for r in older])
+        for record in older:
+            if named := values & content_tokens(record.text):
+                self._close(entry, record, start, at, speaker, [f"the correction of '{w}'" for w in sorted(named)])
 
     def _candidates(self, draft: MemoryDraft) -> list[MemoryRecord]:
         return self.ledger.stored_similar(draft.text, Owner.USER, limit=_CANDIDATES)
