@@ -51,7 +51,7 @@ _TEMPORARY = lazy(
     r"|temporary|in the hospital|hospital stay|conference|back (?:on|in|by) (?:monday|tuesday"
     r"|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august"
     r"|september|october|november|december)|sending me to|flying to|fly to|heading to"
-    r"|(?:flying|fly|flight|heading|driving|coming|going) (?:back|home) (?:to \w+ )?(?:on|in|next|tomorrow|this))\b"
+    r"|(?:flying|fly|flight|heading|driving) (?:back|home) (?:to \w+ )?(?:on|in|next|tomorrow|this))\b"
     r"|出差|旅游|旅行|酒店|度假|住院|暂时|两周|一周|几天|viaje|vacaciones|hotel|voyage|vacances"
     r"|geschäftlich|Geschäftsreise|Urlaub|viagem|férias",
     re.IGNORECASE,
