@@ -76,6 +76,9 @@ def test_the_old_value_named_inside_the_replacing_clause_is_left_out() -> None:
     assert drop_old_phrases("having green tea instead of black tea, sleeping better", older) == (
         "having green tea, sleeping better"
     )
+    assert drop_old_phrases("these boots have replaced the wire as my favourite thing", older) == (
+        "these boots are now my favourite thing"
+    )
     # A comparison with something never said before stays as written.
     said = "a flat in york for less than my sister's place"
     assert drop_old_phrases(said, older) == said

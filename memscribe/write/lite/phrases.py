@@ -38,7 +38,7 @@ _BELIEVED = lazy(
     re.IGNORECASE,
 )
 _RULES: tuple[tuple[LazyPattern, Callable[[re.Match[str]], str]], ...] = (
-    (_REPLACED_AS, lambda m: "is now "),
+    (_REPLACED_AS, lambda m: "are now " if re.match(r"have\b", m.group(0), re.IGNORECASE) else "is now "),
     (_INSTEAD_OF, lambda m: ""),
     (_THAN_OLD, lambda m: ""),
     (_BELIEVED, lambda m: ""),
