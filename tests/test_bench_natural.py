@@ -88,3 +88,29 @@ def test_cli_runs_writers_side_by_side_and_writes_json(tmp_path: Path) -> None:
     assert [r["writer"] for r in runs] == ["raw", "lite"]
     assert all(set(r["by_language"]) == {"en", "zh"} for r in runs)
     assert "per family" in done.output and "employer" in done.output
+
+
+def test_halves_split_the_scenarios_by_position_and_trace_lists_operations(tmp_path: Path) -> None:
+    from memscribe.bench.natural import select_scenarios
+
+    scenarios = load_natural(FIXTURE)
+    even, odd = select_scenarios(scenarios, "even"), select_scenarios(scenarios, "odd")
+    assert [s.scenario_id for s in even + odd] == [scenarios[i].scenario_id for i in (0, 2, 1)]
+    with pytest.raises(InvalidInput, match="even or odd"):
+        select_scenarios(scenarios, "third")
+    clock = FrozenClock()
+    factory = sdk_factory(embedder="hash", clock=clock)
+    results = run_natural(factory, "raw", FIXTURE, tmp_path, sim_clock=clock, scenarios_subset="odd", trace=True)
+    assert results["counts"]["scenarios"] == 1 and results["scenarios"] == "odd"
+    for failure in results["failures"]:
+        assert failure["journal"] and all(line.startswith("e") for line in failure["journal"])
+
+
+def test_cli_trace_prints_failing_probes(tmp_path: Path) -> None:
+    out = CliRunner().invoke(
+        cli, ["bench", "natural", "--data", str(FIXTURE), "--writer", "raw", "--embedder", "hash", "--trace"]
+    )
+    assert out.exit_code == 0, out.output
+    # raw keeps every message, so the old employer still answers first: a stale probe, listed with its operations
+    assert "--- raw STALE d001-employer after e1" in out.output
+    assert "expect ['Vandelay']" in out.output and "e0 ADD: quick one before standup" in out.output

@@ -7,7 +7,7 @@ from datetime import UTC, date, datetime
 import pytest
 
 from memscribe.write.lite.rewrite import lead_with_date
-from memscribe.write.lite.tense import detect_tense, lemmas
+from memscribe.write.lite.tense import Tense, detect_tense, lemmas
 from memscribe.write.lite.timeref import format_day, resolve_times
 
 SESSION = datetime(2023, 6, 3, 14, 0, tzinfo=UTC)  # a Saturday
@@ -113,3 +113,28 @@ def test_a_memory_of_several_sentences_reads_times_in_the_tenses_of_all_of_them(
     ops = propose(ListCandidates(), ("user", "she's here!!! Ana, born tuesday at 3am, 3.4kg."), when=at(2024, 2, 15))
     texts = [op.draft.text for op in ops if op.draft is not None]
     assert texts and all("13 February 2024" in t and "tuesday" not in t.lower() for t in texts)
+
+
+def test_each_clause_of_a_memory_reads_its_times_in_its_own_tense() -> None:
+    from memscribe.write.lite.retime import resolve_by_clause
+
+    tuesday = datetime(2023, 8, 1, 12, tzinfo=UTC)  # a Tuesday
+    said = "handed back my badge today, they threw me a party. first day at the new lab is monday"
+    assert resolve_by_clause(said, tuesday) == (
+        "handed back my badge on 1 August 2023, they threw me a party. first day at the new lab is on 7 August 2023"
+    )
+    # A clause with no tense of its own takes its sentence's; a present clause is not read in the past.
+    assert resolve_by_clause("on sunday, we had a barbecue", tuesday) == "on 30 July 2023, we had a barbecue"
+    assert resolve_by_clause("lost my keys yesterday. yoga is on saturday", tuesday) == (
+        "lost my keys on 31 July 2023. yoga is on 5 August 2023"
+    )
+    assert resolve_by_clause("our cat passed away on friday.", tuesday) == "our cat passed away on 28 July 2023."
+
+
+def test_a_period_after_a_full_month_name_ends_the_sentence() -> None:
+    present = Tense(past=False, future=False)
+    anchor = datetime(2023, 8, 1, 12, tzinfo=UTC)
+    assert resolve_times("oslo in january. 20 below zero", anchor, present).text == (
+        "oslo in January 2023. 20 below zero"
+    )
+    assert resolve_times("see you on Jan. 5", anchor, present).text == "see you on 5 January 2023"

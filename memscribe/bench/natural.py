@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -41,7 +41,15 @@ from memscribe.bench.harness import (
 )
 from memscribe.errors import InvalidInput
 
-__all__ = ["TOP_K", "NaturalProbe", "NaturalScenario", "judge_probe", "load_natural", "run_natural"]
+__all__ = [
+    "TOP_K",
+    "NaturalProbe",
+    "NaturalScenario",
+    "judge_probe",
+    "load_natural",
+    "run_natural",
+    "select_scenarios",
+]
 
 TOP_K = 5
 SOURCE = "bench"
@@ -153,9 +161,10 @@ def judge_probe(probe: NaturalProbe, texts: Sequence[str]) -> tuple[bool, bool]:
 
 
 class _Tally:
-    def __init__(self) -> None:
+    def __init__(self, trace: bool = False) -> None:
         self.counts: dict[str, Counter[str]] = {}
         self.failures: list[dict[str, Any]] = []
+        self.trace = trace
 
     def add(self, groups: Sequence[str], passed: bool, stale: bool) -> None:
         for group in groups:
@@ -179,11 +188,14 @@ class _Tally:
 def _run_scenario(
     memory: MemoryLike, scenario: NaturalScenario, clock: RunClock, tally: _Tally, sim_clock: SimClock | None
 ) -> None:
+    journal: list[str] = []
     for index, (when, messages) in enumerate(scenario.episodes):
         if sim_clock is not None:
             sim_clock.set(when)
         with clock.adding(len(messages)):
-            memory.add(list(messages), user_id=scenario.user, timestamp=when, source=SOURCE)
+            answer = memory.add(list(messages), user_id=scenario.user, timestamp=when, source=SOURCE)
+        if tally.trace:
+            journal.extend(_journal_lines(index, answer))
         for probe in (p for p in scenario.probes if p.after == index):
             with clock.searching():
                 rows = result_rows(memory.search(probe.query, user_id=scenario.user, limit=TOP_K))
@@ -191,10 +203,33 @@ def _run_scenario(
             passed, stale = judge_probe(probe, texts)
             tally.add(["all", f"family:{scenario.family}", f"language:{scenario.language}"], passed, stale)
             if not passed:
-                tally.failures.append(
-                    {"scenario": scenario.scenario_id, "after": index, "query": probe.query,
-                     "expect_any": list(probe.expect_any), "stale": list(probe.stale), "top": texts[:3]}
-                )  # fmt: skip
+                failure: dict[str, Any] = {
+                    "scenario": scenario.scenario_id, "after": index, "query": probe.query,
+                    "expect_any": list(probe.expect_any), "stale": list(probe.stale),
+                    "top": texts[: TOP_K if tally.trace else 3], "stale_top1": stale,
+                }  # fmt: skip
+                if tally.trace:
+                    failure["journal"] = list(journal)
+                tally.failures.append(failure)
+
+
+def _journal_lines(index: int, answer: Mapping[str, Any]) -> list[str]:
+    """One line per operation of an add answer: episode, event, text and the writer's reason."""
+    lines = []
+    for row in result_rows(answer):
+        reason = row.get("reason", "")
+        lines.append(f"e{index} {row.get('event', '?')}: {row_text(row)[:160]} ({reason})")
+    return lines
+
+
+def select_scenarios(scenarios: Sequence[NaturalScenario], which: str) -> list[NaturalScenario]:
+    """``all``, or the ``even`` / ``odd`` half by position in the file (0-based): two halves for a check."""
+    if which == "all":
+        return list(scenarios)
+    if which not in ("even", "odd"):
+        raise InvalidInput(f"scenarios: expected all, even or odd, not {which!r}")
+    start = 0 if which == "even" else 1
+    return list(scenarios[start::2])
 
 
 def run_natural(
@@ -205,12 +240,17 @@ def run_natural(
     *,
     sim_clock: SimClock | None = None,
     progress: Callable[[int, int], None] | None = None,
+    scenarios_subset: str = "all",
+    trace: bool = False,
 ) -> dict[str, Any]:
-    """Run every scenario of ``data`` through one fresh store of ``writer``; returns the results dict."""
-    scenarios = load_natural(data)
+    """Run the scenarios of ``data`` (all, or the even/odd half) through one fresh store of ``writer``.
+
+    With ``trace`` each failure also lists the top five texts and every operation of its scenario so far.
+    """
+    scenarios = select_scenarios(load_natural(data), scenarios_subset)
     store = fresh_store_dir(Path(workdir), f"natural-{writer}")
     memory = make_memory(writer, store)
-    clock, tally = RunClock(), _Tally()
+    clock, tally = RunClock(), _Tally(trace)
     try:
         for done, scenario in enumerate(scenarios, 1):
             _run_scenario(memory, scenario, clock, tally, sim_clock)
@@ -222,6 +262,7 @@ def run_natural(
         "benchmark": "natural",
         "writer": writer,
         "data": str(data),
+        "scenarios": scenarios_subset,
         "counts": {"scenarios": len(scenarios), "probes": sum(len(s.probes) for s in scenarios)},
         "metrics": tally.table("all").get("", {}),
         "by_family": tally.table("family:"),
@@ -251,6 +292,17 @@ def _tables(results: Sequence[dict[str, Any]]) -> list[Any]:
     return tables
 
 
+def _print_trace(result: Mapping[str, Any]) -> None:
+    for f in result["failures"]:
+        mark = "STALE" if f.get("stale_top1") else "miss"
+        click.echo(f"--- {result['writer']} {mark} {f['scenario']} after e{f['after']}: {f['query']}")
+        click.echo(f"    expect {f['expect_any']} stale {f['stale']}")
+        for rank, text in enumerate(f["top"], 1):
+            click.echo(f"    {rank}. {text[:200]}")
+        for line in f.get("journal", []):
+            click.echo(f"      {line}")
+
+
 def _factory(writer: str, embedder: str, clock: Any) -> MemoryFactory:
     from memscribe.bench.harness import sdk_factory
     from memscribe.engine.writers import LLM_WRITER_NAMES
@@ -277,7 +329,10 @@ def _factory(writer: str, embedder: str, clock: Any) -> MemoryFactory:
 @click.option("--writer", "writers", default="raw,lite", show_default=True, help="Writers, comma-separated.")
 @click.option("--embedder", default="local", show_default=True, help="Embedder spec (local or hash).")
 @click.option("--json", "output", type=click.Path(path_type=Path), default=None, help="Write the JSON report here.")
-def command(data_path: Path, writers: str, embedder: str, output: Path | None) -> None:
+@click.option("--scenarios", "subset", type=click.Choice(["all", "even", "odd"]), default="all", show_default=True,
+              help="All scenarios, or the even/odd half by position in the file.")  # fmt: skip
+@click.option("--trace", is_flag=True, help="Print each failing probe with its top five and the operations so far.")
+def command(data_path: Path, writers: str, embedder: str, output: Path | None, subset: str, trace: bool) -> None:
     """Natural update scenarios (JSONL): current value at top-1, stale@1, per family and language."""
     import tempfile
 
@@ -294,7 +349,13 @@ def command(data_path: Path, writers: str, embedder: str, output: Path | None) -
     with tempfile.TemporaryDirectory(prefix="memscribe-natural-") as work:
         for name in names:
             clock = FrozenClock()
-            results.append(run_natural(_factory(name, embedder, clock), name, data_path, work, sim_clock=clock))
+            factory = _factory(name, embedder, clock)
+            results.append(
+                run_natural(factory, name, data_path, work, sim_clock=clock, scenarios_subset=subset, trace=trace)
+            )
+    if trace:
+        for result in results:
+            _print_trace(result)
     console = Console()
     for table in _tables(results):
         console.print(table)

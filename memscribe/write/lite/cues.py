@@ -50,7 +50,8 @@ _TEMPORARY = lazy(
     r"|nights?)|this quarter|for the summer|for the month|until|till|hotel|airbnb|sublet|temporarily"
     r"|temporary|in the hospital|hospital stay|conference|back (?:on|in|by) (?:monday|tuesday"
     r"|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august"
-    r"|september|october|november|december)|sending me to|flying to|fly to|heading to)\b"
+    r"|september|october|november|december)|sending me to|flying to|fly to|heading to"
+    r"|(?:flying|fly|flight|heading|driving) (?:back|home) (?:to \w+ )?(?:on|in|next|tomorrow|this))\b"
     r"|出差|旅游|旅行|酒店|度假|住院|暂时|两周|一周|几天|viaje|vacaciones|hotel|voyage|vacances"
     r"|geschäftlich|Geschäftsreise|Urlaub|viagem|férias",
     re.IGNORECASE,
@@ -61,7 +62,10 @@ _HYPOTHETICAL = lazy(
     r"|i'm considering|i am considering)\b"
     r"|\b(?:what if|if i|if we|in case|thinking about|thinking of|considering|might|would be|would i|could i"
     r"|should i|should we|debating|tempted|dream of|someday|one day|hypothetically|in theory|offered me"
-    r"|interview(?:ing)? (?:at|with|for)|applying|or should|versus|whether)\b"
+    r"|interview(?:ing)? (?:at|with|for)|applying|or should|versus|whether"
+    # Someone else's wish is not a fact: "she wants a sister named Elsa", "he'd like us to move closer".
+    r"|(?:she|he|they) (?:really |still )?(?:wants|wishes|would like|would love|is hoping|hopes) (?:a|an|to|us to"
+    r"|me to))\b"
     r"|如果|要是|假如|想去|考虑|打算|会不会|要不要|还是不|si (?:me|nos)|estoy pensando|pensando en|si je"
     r"|je pense|wenn ich|falls|überlege|se eu|estou pensando",
     re.IGNORECASE,

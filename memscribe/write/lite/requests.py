@@ -15,6 +15,7 @@ __all__ = [
     "parse_cjk_correction",
     "parse_correction",
     "parse_forget",
+    "parse_self_check",
     "value_shape",
 ]
 
@@ -155,6 +156,32 @@ def _narrow(new: str, old: str | None) -> Correction:
         now = list(re.finditer(shape, new, re.IGNORECASE))
         if was and now:
             return Correction(now[-1].group(0), was.group(0))
+    return Correction(new, old)
+
+
+# "wait, did I say 14? it's the 16th": the speaker asks about their own words, then says what they meant.
+_ASKED = lazy(r"\bdid I (?:just )?(?:say|write|type|put|tell you)\s+(?P<old>[^?]{1,30}?)\s*\?+\s*$", re.IGNORECASE)
+_ANSWER = lazy(
+    r"^(?:(?:no|nope|oops|sorry|ugh),?\s+)*(?:it'?s|it is|it was|I meant|meant|should be|it should be)\s+"
+    r"(?:actually\s+)?(?:the\s+)?(?P<new>[^,.!?;]{1,30}?)\s*(?:\b(?:lol|haha|lmao|oops)\b)?[.!]*$",
+    re.IGNORECASE,
+)
+
+
+def _plain(value: str) -> str:
+    return re.sub(r"(?<=\d)(?:st|nd|rd|th)\b", "", value.strip(" \"'"), flags=re.IGNORECASE)
+
+
+def parse_self_check(before: str, text: str) -> Correction | None:
+    """The correction ``text`` makes when the words just ``before`` it ask "did I say X?" about the speaker's own
+    words: ``text`` ("it's the 16th") says the value meant."""
+    asked = _ASKED.search(before.strip())
+    answer = _ANSWER.match(text.strip()) if asked else None
+    if asked is None or answer is None:
+        return None
+    old, new = _plain(asked.group("old")), _plain(answer.group("new"))
+    if not old or not new or old.lower() == new.lower() or len(new.split()) > 6:
+        return None
     return Correction(new, old)
 
 

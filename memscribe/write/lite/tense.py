@@ -16,7 +16,7 @@ _FUTURE = lazy(
     r"|in (?:a|an|one|two|three|four|five|six|a few|a couple of) (?:day|week|month|year)s?)\b",
     re.IGNORECASE,
 )
-_PAST_WORDS = lazy(r"\b(?:ago|yesterday|last|used to|did|was|were|had|born|arrived)\b", re.IGNORECASE)
+_PAST_WORDS = lazy(r"\b(?:ago|yesterday|last|used to|did|was|were|had|born|arrived|passed away|died)\b", re.IGNORECASE)
 # "-ed" right after a subject is a past verb; after "am/is" it is usually an adjective ("I'm excited").
 _PAST_ED = lazy(
     r"\b(?:(?i:i|we|he|she|they|you)|[A-Z][a-z]+)\s+(?:(?:just|finally|also|recently|already|actually|really|"

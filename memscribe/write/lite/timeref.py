@@ -34,6 +34,14 @@ _MONTH = (
     r"(?P<m>january|february|march|april|may|june|july|august|september|october|november|december"
     r"|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)"
 )
+# A period after a month is an abbreviation's ("Jan. 5") only; after "january" it ends the sentence.
+_ABBREV_DOT = (
+    "(?:(?:"
+    + "|".join(
+        f"(?<={a})" for a in ("jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec")
+    )
+    + r")\.)?"
+)
 _PREP = r"(?:(?P<pre>in|on|since|until|till|by|during|from|back in|around)\s+)?"
 _SEASON_START = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}
 
@@ -229,7 +237,7 @@ _RULES: tuple[tuple[LazyPattern, _Handler], ...] = tuple(
         ),
         (
             r"\b" + _PREP + r"(?:(?P<rel>last|next|this)\s+)?(?P<part>(?:early|late|mid)[- ])?(?P<dd>\d{1,2})"
-            r"(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r"\b\.?(?:,?\s+(?P<y>(?:19|20)\d{2}))?",
+            r"(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r"\b" + _ABBREV_DOT + r"(?:,?\s+(?P<y>(?:19|20)\d{2}))?",
             _month,
         ),
         (
@@ -237,7 +245,9 @@ _RULES: tuple[tuple[LazyPattern, _Handler], ...] = tuple(
             + _PREP
             + r"(?:(?P<rel>last|next|this)\s+)?(?P<part>(?:early|late|mid)[- ])?"
             + _MONTH
-            + r"\b\.?(?:\s+(?P<dd>\d{1,2})(?:st|nd|rd|th)?\b)?(?:,?\s+(?P<y>(?:19|20)\d{2})\b)?",
+            + r"\b"
+            + _ABBREV_DOT
+            + r"(?:\s+(?P<dd>\d{1,2})(?:st|nd|rd|th)?\b)?(?:,?\s+(?P<y>(?:19|20)\d{2})\b)?",
             _month,
         ),
         (r"\b(?:in|since|until|by|during|from|back in)\s+(?P<y>(?:19|20)\d{2})\b", _year),

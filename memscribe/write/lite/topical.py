@@ -24,8 +24,10 @@ from memscribe.write.lite.cues import changes, ends, hypothetical, temporary
 from memscribe.write.lite.ledger import Ledger, Pending
 from memscribe.write.lite.levels import ladder_steps, stepped_past
 from memscribe.write.lite.matching import content_tokens, stem
+from memscribe.write.lite.phrases import believed_values
 from memscribe.write.lite.residue import ended_values
 from memscribe.write.lite.revise import draft_from_record
+from memscribe.write.lite.schedule import moved_days, without_old_day
 
 __all__ = ["TopicReplacer", "statement_tags"]
 
@@ -85,15 +87,21 @@ class TopicReplacer:
         """Close what ``entry`` (a statement just proposed) replaces; or, when it is older than a statement on
         its topic already stored (an old chat imported late), keep it as history."""
         draft = entry.draft
-        if draft is None or draft.owner is not Owner.USER or _NEVER_REPLACES & set(draft.tags):
+        if draft is None or draft.owner is not Owner.USER:
+            return
+        said = draft.metadata.get("said")
+        said = said if isinstance(said, str) else draft.text  # cues are read in the words as said
+        if "hypothetical" not in draft.tags and "recommendation" not in draft.tags:
+            # A day moved is said outright, even beside a visit or a trip in the same message.
+            self._reschedule(entry, draft, said, at, speaker)
+        if _NEVER_REPLACES & set(draft.tags):
             return
         topics = _topics(draft.metadata)
         if self._older_than_known(entry, draft, at, topics - MULTI_TOPICS):
             return
-        said = draft.metadata.get("said")
-        said = said if isinstance(said, str) else draft.text  # cues are read in the words as said
         self._step_up(entry, draft, said, at, speaker)
         self._end_values(entry, draft, said, at, speaker)
+        self._believed(entry, draft, said, at, speaker)
         ending = ends(said)  # "handed in my notice. going freelance" ends a job even as it goes on
         single = topics - MULTI_TOPICS
         multi = topics & MULTI_TOPICS if "ended" in draft.tags else set()
@@ -127,6 +135,30 @@ class TopicReplacer:
             if self._comparable(record, draft, start) and (ladders := stepped_past(steps, record.text)):
                 self._close(entry, record, start, at, speaker, ladders)
 
+    def _reschedule(self, entry: Pending, draft: MemoryDraft, said: str, at: datetime, speaker: str) -> None:
+        """An activity moved to another weekday ("pottery moved to wednesdays") leaves the older statements of the
+        subject that put it on its old day: the clause goes from their next version, or they close."""
+        moved = moved_days(said)
+        if not moved:
+            return
+        start = draft.valid_from or at
+        for record in self._candidates(draft):
+            if not self._comparable(record, draft, start):
+                continue
+            for activity, day in moved:
+                rest = without_old_day(record.text, activity, day)
+                if rest == "":
+                    self._close(entry, record, start, at, speaker, [f"the day of {activity}"])
+                elif rest is not None:
+                    said_first = record.metadata.get("said", record.text)
+                    revised = draft_from_record(
+                        record, text=rest, metadata={**dict(record.metadata), "said": said_first}
+                    )
+                    reason = f"'{activity}' moved to {day}: its old day left out of the older statement"
+                    self.ledger.propose(Operation(OpKind.UPDATE, reason, revised, record.id, (record.id,)), at, speaker)
+                if rest is not None:
+                    break
+
     def _end_values(self, entry: Pending, draft: MemoryDraft, said: str, at: datetime, speaker: str) -> None:
         """What a statement says ended ("last day at target was friday", "sold the civic") closes the subject's
         older plain statements that name it, whatever their topic: "store manager at Target" no longer holds."""
@@ -140,6 +172,17 @@ class TopicReplacer:
                 continue  # slot facts are closed by their own rules, by value
             if named := values & content_tokens(record.text):
                 self._close(entry, record, start, at, speaker, [f"the end of '{w}'" for w in sorted(named)])
+
+    def _believed(self, entry: Pending, draft: MemoryDraft, said: str, at: datetime, speaker: str) -> None:
+        """What a statement says was only believed ("been telling everyone she's a beagle but …") closes the
+        subject's older plain statements that name it: they said what turned out not to be so."""
+        start = draft.valid_from or at
+        older = [r for r in self.ledger.stored_similar(said, Owner.USER, limit=_CANDIDATES)
+                 if r.slot is None and self._comparable(r, draft, start)]  # fmt: skip
+        values = believed_values(said, [r.text for r in older])
+        for record in older:
+            if named := values & content_tokens(record.text):
+                self._close(entry, record, start, at, speaker, [f"the correction of '{w}'" for w in sorted(named)])
 
     def _candidates(self, draft: MemoryDraft) -> list[MemoryRecord]:
         return self.ledger.stored_similar(draft.text, Owner.USER, limit=_CANDIDATES)

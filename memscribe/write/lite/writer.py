@@ -21,16 +21,26 @@ from memscribe.write.lite.holding import during_stay, split_by_holding
 from memscribe.write.lite.language import someone_else, statement_drop_reason
 from memscribe.write.lite.lazy import lazy
 from memscribe.write.lite.ledger import Ledger, Pending
+from memscribe.write.lite.lexicon import NOT_NAMES
 from memscribe.write.lite.matching import content_tokens, topic_matches
 from memscribe.write.lite.memorable import question_head, skip_wording, strip_preamble
 from memscribe.write.lite.person import Mention, Referents, expand_contractions, find_subject, restore_subject
+from memscribe.write.lite.phrases import drop_old_phrases, drop_replaced_clause
 from memscribe.write.lite.plans import PlanCompletions, accomplishment
 from memscribe.write.lite.reconcile import Reconciler, same_value
-from memscribe.write.lite.requests import Correction, parse_cjk_correction, parse_correction, parse_forget
+from memscribe.write.lite.requests import (
+    Correction,
+    parse_cjk_correction,
+    parse_correction,
+    parse_forget,
+    parse_self_check,
+)
 from memscribe.write.lite.residue import drop_old_values
+from memscribe.write.lite.retime import resolve_by_clause
 from memscribe.write.lite.revise import Reviser
 from memscribe.write.lite.segment import Statement, Unit, group_units, segment_episode
 from memscribe.write.lite.slots import Fact, FactKind, extract_facts, first_verb, resolve_fact
+from memscribe.write.lite.subjects import opens_with, split_by_subject
 from memscribe.write.lite.tense import Tense, detect_tense
 from memscribe.write.lite.timeref import Timing, resolve_times
 from memscribe.write.lite.topical import TopicReplacer, statement_tags
@@ -149,7 +159,11 @@ class _EpisodeRun:
             self._forget(st, topic)
             return True
         said = resolve_times(st.text, st.at, detect_tense(st.text)).text  # dates compare as stored
-        correction = parse_correction(said) or (parse_cjk_correction(said) if has_cjk(said) else None)
+        correction = (
+            parse_correction(said)
+            or (parse_cjk_correction(said) if has_cjk(said) else None)
+            or parse_self_check(self.said_before, said)
+        )
         return correction is not None and self._correct(st, correction, refs)
 
     def consider(self, unit: Unit, refs: Referents) -> None:
@@ -181,6 +195,17 @@ class _EpisodeRun:
         readings = [r for r in readings if r[0].sentence not in requests and not self._forgotten(r[0].text)]
         if not any(r[2] is None or r[1].facts for r in readings):
             return  # nothing but fragments: "lol", "ok so"
+        speaker = unit.first.speaker.subject
+        for part in split_by_subject(
+            readings,
+            who=lambda r: opens_with(r[0].text, r[1].mention, r[1].subject, speaker),
+            speaker=speaker,
+            substantial=_substantial,
+        ):
+            self._keep(unit, part, requests)
+
+    def _keep(self, unit: Unit, readings: list[_Kept], requests: set[int]) -> None:
+        """The statements of one person in a unit: what is a fact apart from what is a plan or a wish."""
         # Fragments stay with the statements around them ("¡Adoptamos una gatita! Se llama Nala").
         wishes = [r for r in readings if hypothetical(r[0].text)]
         facts_said = [r for r in readings if r not in wishes]
@@ -204,13 +229,26 @@ class _EpisodeRun:
         mention = find_subject(expanded, st.speaker, refs)
         facts = extract_facts(expanded, mention, st.speaker.subject, tense)
         subject = st.speaker.subject
-        if mention is not None and (mention.via != "name" or facts or _PERSON_VERB.match(mention.rest)):
+        if mention is not None and (
+            mention.via != "name"
+            or facts
+            or _PERSON_VERB.match(mention.rest)
+            or self._known_person(mention, expanded, st.speaker.subject)
+        ):
             subject = mention.subject
         valid_from = st.at
         day = timing.day
         if day is not None and day <= st.at.date() and not (tense.future and not tense.past):
             valid_from = min(st.at, datetime(day.year, day.month, day.day, tzinfo=UTC))
         return _Reading(timing.text, subject, mention, facts, tense, timing, valid_from, timing.until)
+
+    def _known_person(self, mention: Mention | None, text: str, speaker: str) -> bool:
+        """Whether a statement opens with a name the speaker wrote before inside a sentence ("my husband Mark
+        is …", then "mark finally quit pwc"): a known person, whatever the verb after the name."""
+        if mention is None or mention.via != "name" or mention.display.lower() in NOT_NAMES:
+            return False
+        records = self.ledger.stored_subject(speaker)[:30] + self.ledger.stored_similar(text, None)
+        return any(m.start() > 0 and m.group(0) == mention.display for r in records for m in _CAPITAL.finditer(r.text))
 
     def _draft(self, reading: _Reading, st: Statement, fact: Fact | None) -> MemoryDraft:
         metadata: dict[str, object] = {}
@@ -260,10 +298,9 @@ class _EpisodeRun:
             facts = [replace(f, subject=subject) if f.subject == speaker else f for f in facts]
             primary = _primary(facts, speaker)
             lead = replace(lead, subject=subject)
-        # The memory keeps every sentence of its group, so their times are read in the tenses of all of them:
-        # "she's here!!! Luz, born tuesday" is about the past although it opens in the present.
-        tense = Tense(any(r.tense.past for _, r, _ in kept), any(r.tense.future for _, r, _ in kept))
-        memory = resolve_times(said, st.at, tense).text
+        # The memory keeps every sentence of its group; each clause's times are read in its own tense:
+        # "said bye to my team today. first day at the new place is monday" is not last Monday.
+        memory = resolve_by_clause(said, st.at)
         if _RECURRING.search(memory):  # "my birthday is on March 3rd": a day of every year, not an event
             memory = _YEAR_AFTER_MONTH.sub(r"\1", memory)
         current = self._current_text(memory, lead.subject)
@@ -306,6 +343,7 @@ class _EpisodeRun:
         older = [r for r in self.ledger.stored_similar(memory, Owner.USER, limit=12) if "hypothetical" not in r.tags]
         own = [r.text for r in older if r.subject.casefold() == subject.casefold()]
         on_topic = [text for text in own if topics_of(text) & topics]
+        current = drop_replaced_clause(drop_old_phrases(current, own), on_topic)
         return drop_old_values(current, on_topic, [r.text for r in older], own)
 
     def _confirmed_all(self, text: str) -> bool:
@@ -424,6 +462,10 @@ def _group_text(unit: Unit, members: list[Statement], requests: set[int]) -> str
         elif inside:
             parts.append(" ".join(s.text for s in inside))
     return " ".join(parts)
+
+
+def _substantial(kept: _Kept) -> bool:
+    return kept[2] is None or bool(kept[1].facts)
 
 
 def _primary(facts: list[Fact], speaker: str) -> Fact | None:

@@ -1,0 +1,110 @@
+"""Changes said without the usual cues: "did I say X? it's Y", a clause that says "instead", and one activity of
+a routine moved to another weekday."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from test_lite_support import ListCandidates, at, say
+
+from memscribe.core.records import OpKind
+from memscribe.write.lite.phrases import drop_replaced_clause
+from memscribe.write.lite.requests import parse_self_check
+from memscribe.write.lite.schedule import moved_days, without_old_day
+
+
+def _current(store: ListCandidates) -> list[str]:
+    return [r.text for r in store._current()]
+
+
+def test_did_i_say_then_the_value_meant_is_a_correction() -> None:
+    assert parse_self_check("hmm did I say 9?", "it's the 19th.") is not None
+    fixed = parse_self_check(" oh wait, did I say Tuesday?", "I meant Thursday")
+    assert fixed is not None and (fixed.new, fixed.old) == ("Thursday", "Tuesday")
+    assert parse_self_check("did I say 9?", "the 9th is my sister's") is None  # no value meant
+    assert parse_self_check("I said 9.", "it's the 19th.") is None  # not asked
+
+
+def test_a_self_check_corrects_the_stored_date() -> None:
+    store = ListCandidates()
+    say(store, "fyi my anniversary is on 9 March, we always do dinner", at(2024, 1, 2))
+    ops = say(store, "hmm did I say 9? it's the 19th. the 9th is my sister's", at(2024, 1, 3))
+    assert any(op.kind is OpKind.UPDATE and op.draft and "19 March" in op.draft.text for op in ops)
+    assert not any("on 9 March" in t for t in _current(store))
+
+
+def test_a_clause_that_says_instead_leaves_out_the_old_value_named_beside_it() -> None:
+    older = ["week 3 of the paleo diet, going strong"]
+    said = "blood sugar was weird after a month of paleo 😬 my dietitian put me on a low gi diet instead."
+    assert drop_replaced_clause(said, older) == "my dietitian put me on a low gi diet instead."
+    # Nothing older on the topic, or no "instead": the statement stays whole.
+    assert drop_replaced_clause(said, []) == said
+    assert (
+        drop_replaced_clause("after a month of paleo 😬 I feel great", older)
+        == "after a month of paleo 😬 I feel great"
+    )
+
+
+def test_the_replacing_statement_keeps_the_words_as_said_beside_its_text() -> None:
+    store = ListCandidates()
+    say(store, "week 3 of the paleo diet, going strong", at(2024, 1, 2))
+    ops = say(store, "blood sugar was weird after a month of paleo 😬 my dietitian put me on a low gi diet instead.",
+              at(2024, 2, 2))  # fmt: skip
+    drafts = [op.draft for op in ops if op.draft is not None]
+    assert any("paleo" not in d.text and "paleo" in str(d.metadata.get("said")) for d in drafts)
+
+
+def test_one_activity_moved_to_another_weekday() -> None:
+    assert moved_days("the vet moved to the 3rd and choir moved to tuesdays") == [("choir", "tuesday")]
+    assert moved_days("spin class is now on fridays now") == [("spin", "friday")]
+    week = "my week: choir on mondays, swimming fridays, and saturday is for the allotment."
+    assert without_old_day(week, "choir", "tuesday") == "my week: swimming fridays, and saturday is for the allotment."
+    assert without_old_day(week, "choir", "monday") is None  # already that day
+    assert without_old_day("choir on mondays", "choir", "tuesday") == ""
+    assert without_old_day(week, "pottery", "tuesday") is None
+
+
+def test_the_older_routine_keeps_its_other_activities() -> None:
+    store = ListCandidates()
+    say(store, "my week: choir on mondays, swimming fridays, and saturday is for the allotment.", at(2024, 1, 2))
+    ops = say(store, "so much going on: choir moved to tuesdays since the hall is booked", at(2024, 2, 2))
+    assert any(op.kind is OpKind.UPDATE for op in ops)
+    current = _current(store)
+    assert "my week: swimming fridays, and saturday is for the allotment." in current
+    assert not any("mondays" in t for t in current)
+
+
+def test_what_was_only_believed_is_corrected_by_what_follows_but() -> None:
+    from memscribe.write.lite.phrases import believed_values, drop_old_phrases
+
+    older = ["my tabby Mochi keeps knocking cups off the table"]
+    said = "ok so I've always said she's a tabby but the vet says Mochi is actually a bengal mix"
+    assert believed_values(said, older) == {"tabby"}
+    assert drop_old_phrases(said, older) == "ok so the vet says Mochi is actually a bengal mix"
+    assert believed_values("I thought it would rain but it was sunny", older) == set()  # nothing said before
+
+
+def test_a_correction_by_but_closes_the_older_statement(tmp_path: Path) -> None:
+    from memscribe import Memory
+
+    memory = Memory(tmp_path / "store.db", writer="lite", embedder="hash")
+    try:
+        memory.add("my tabby Mochi keeps knocking cups off the table", user_id="u", timestamp="2024-01-02T10:00:00")
+        memory.add(
+            "ok so I've always said she's a tabby but the vet says Mochi is actually a bengal mix",
+            user_id="u",
+            timestamp="2024-02-02T10:00:00",
+        )
+        current = [r["memory"] for r in memory.list(user_id="u")["results"]]
+    finally:
+        memory.close()
+    assert current and not any("tabby" in text for text in current)
+    assert any("bengal" in text for text in current)
+
+
+def test_a_stay_with_a_flight_home_is_temporary() -> None:
+    from memscribe.write.lite.cues import temporary
+
+    assert temporary("10 days in portugal!! currently in porto, flying back to leeds on the 12th")
+    assert temporary("heading home tomorrow, what a trip")
+    assert not temporary("back home in leeds and missing the sun")
