@@ -46,6 +46,7 @@ from memscribe.bench.harness import (
     row_text,
     store_bytes,
 )
+from memscribe.bench.locomo_trace import Tracer
 from memscribe.bench.metrics import (
     MeanTable,
     answer_containment,
@@ -221,9 +222,14 @@ def run_locomo(
     limit_conversations: int | None = None,
     *,
     progress: Callable[[int, int], None] | None = None,
+    trace: int = 0,
 ) -> dict[str, Any]:
-    """Ingest and score LoCoMo-format data with a fresh store of ``writer``; returns the results dict."""
+    """Ingest and score LoCoMo-format data with a fresh store of ``writer``; returns the results dict.
+
+    ``trace`` > 0 adds ``results["trace"]``: up to that many questions whose evidence the top 10 missed, with
+    what was stored for each missed turn and what outranked it (:mod:`memscribe.bench.locomo_trace`)."""
     conversations = load_locomo(data_path)[:limit_conversations]
+    tracer = Tracer(trace)
     store = fresh_store_dir(Path(workdir), f"locomo-{writer}")
     memory = make_memory(writer, store)
     clock, table, prov, events = RunClock(), MeanTable(), _ProvenanceMap(), Counter[str]()
@@ -239,9 +245,11 @@ def run_locomo(
                     answer = memory.add(messages, user_id=user, timestamp=session.timestamp, source=SOURCE)
                 events.update(str(row.get("event", "")) for row in result_rows(answer))
                 prov.learn(answer, dia_ids, session.date_time)
-            coverage.update(_coverage(memory, user, conv, prov))
+                if trace:
+                    tracer.learn_add(answer, dia_ids, [m["content"] for m in messages])
+            coverage.update(_coverage(memory, user, conv, prov, tracer if trace else None))
             for question in conv.questions:
-                _score(memory, user, question, prov, clock, table)
+                _score(memory, user, question, prov, clock, table, tracer if trace else None)
             if progress is not None:
                 progress(done, len(conversations))
         engine_stats = json_safe(memory.stats())
@@ -249,6 +257,8 @@ def run_locomo(
         close_quietly(memory)
     results = _results(writer, Path(data_path), conversations, table, prov, events, clock, store, engine_stats)
     results["coverage"] = _coverage_summary(coverage)
+    if trace:
+        results["trace"] = {"questions": tracer.entries, "stored_nothing": tracer.nothing}
     return results
 
 
@@ -286,16 +296,25 @@ def _current_rows(memory: MemoryLike, user: str, page: int = 500) -> list[Mappin
             return rows
 
 
-def _coverage(memory: MemoryLike, user: str, conv: Conversation, prov: _ProvenanceMap) -> Counter[str]:
+def _coverage(
+    memory: MemoryLike, user: str, conv: Conversation, prov: _ProvenanceMap, tracer: Tracer | None = None
+) -> Counter[str]:
     """Turns of one conversation by whether a current memory points at them, fillers apart."""
     covered: set[str] = set()
+    pointed = []
     for row in _current_rows(memory, user):
-        covered |= prov.resolve(row, count=False)[0]
+        dia_ids = prov.resolve(row, count=False)[0]
+        covered |= dia_ids
+        pointed.append((dia_ids, row_text(row)))
+    if tracer is not None:
+        tracer.learn_current(pointed)
     counts = Counter[str]()
     for turn in (t for s in conv.sessions for t in s.turns if t.content()):
         kind = "filler" if is_filler(turn) else "memorable"
         counts[f"{kind}_turns"] += 1
         counts[f"{kind}_stored_nothing"] += turn.dia_id not in covered
+        if tracer is not None and kind == "memorable" and turn.dia_id not in covered:
+            tracer.stored_nothing(turn.dia_id)
     return counts
 
 
@@ -315,10 +334,21 @@ def _coverage_summary(counts: Counter[str]) -> dict[str, Any]:
     }
 
 
-def _score(memory: MemoryLike, user: str, q: Question, prov: _ProvenanceMap, clock: RunClock, table: MeanTable) -> None:
+def _score(
+    memory: MemoryLike,
+    user: str,
+    q: Question,
+    prov: _ProvenanceMap,
+    clock: RunClock,
+    table: MeanTable,
+    tracer: Tracer | None = None,
+) -> None:
     with clock.searching():
         rows = result_rows(memory.search(q.question, user_id=user, limit=max(KS)))
     resolved = [prov.resolve(row) for row in rows]
+    if tracer is not None and q.category != 5:
+        top = [(dia, row_text(row)) for row, (dia, _) in zip(rows, resolved, strict=True)]
+        tracer.question(q.question, q.category, q.answer, q.gold, top)
     groups = [f"cat{q.category}"] + (["all"] if q.category != 5 else [])
     values: dict[str, float | None] = {}
     if q.gold:
