@@ -13,6 +13,7 @@ import pytest
 
 from memscribe import Memory
 from memscribe.read.topics import topics_of
+from memscribe.write.lite.residue import ended_values
 
 
 def _current(memory: Memory) -> list[str]:
@@ -75,3 +76,41 @@ def test_idioms_name_no_topic_but_the_plain_cue_still_does() -> None:
     assert "home" in topics_of("We moved into a flat in Porto")
     assert topics_of("I signed up for a pottery class") == {"hobby"}
     assert "education" in topics_of("I transferred to a new university")
+
+
+@pytest.mark.parametrize(
+    ("text", "topic"),
+    [
+        ("You can make your bakery work, I'm sure.", "work"),
+        ("I'm sure all those late nights will pay off.", "money"),
+        ("I won't quit, no matter what.", "habit"),
+        ("How is your new job going?", "work"),
+    ],
+)
+def test_figures_of_speech_and_the_listeners_things_name_no_topic(text: str, topic: str) -> None:
+    assert topic not in topics_of(text)
+
+
+def test_the_plain_uses_still_name_their_topics() -> None:
+    assert "habit" in topics_of("I quit smoking last month")
+    assert "money" in topics_of("They pay me more since the raise")
+    assert "work" in topics_of("I lost my job at the depot")
+
+
+def test_a_negated_or_imagined_end_names_nothing_that_ended() -> None:
+    assert ended_values("I won't quit on my dreams.") == set()
+    assert ended_values("I never gave up on the violin") == set()
+    assert ended_values("anyone else would quit the band by now") == set()
+    assert ended_values("I quit Lidl last week") == {"lidl"}
+
+
+def test_encouragement_does_not_replace_what_was_said_before(tmp_path: Path) -> None:
+    memory = _chat(
+        tmp_path,
+        [
+            (datetime(2024, 3, 11, tzinfo=UTC), "I'm not gonna give up on my dream of opening a bakery."),
+            (datetime(2024, 4, 1, tzinfo=UTC), "I won't quit on my dream, your words motivate me."),
+        ],
+    )
+    assert any("opening a bakery" in text for text in _current(memory))
+    memory.close()

@@ -133,15 +133,22 @@ _SHAPES = (
     ("money", re.compile(r"[$€£¥]\s?\d|\d\s?(?:k|K)\b|\d+\s?(?:dollars|euros|pounds|元|块|万)")),
 )
 _WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*", re.UNICODE)
-# Idioms whose cue word names no topic: "it took some work", "a work in progress", "a loving home for kids",
-# "since I moved from my home country" (where someone is from, not where they live), "a pottery class" (a
-# hobby, not schooling). They are read without the cue, so a statement on another matter never replaces them.
+# Idioms whose cue word names no topic: "it took some work", "a work in progress", "make this plan work", "it
+# will pay off", "I won't quit", "a loving home for kids", "since I moved from my home country" (where someone
+# is from, not where they live), "a pottery class" (a hobby, not schooling), and what is the listener's ("your
+# studio"). They are read without the cue, so a statement on another matter never replaces them.
 _IDIOMS = re.compile(
     r"\b(?:(?:hard|some|great|good|amazing|impressive|awesome|incredible|fantastic|important|creative|art"
     r"|volunteer|charity|so much|much|more|a lot of|lots of|such|nice|beautiful|keep up the|the)"
     r" work(?!s? (?:at|for|as)\b)"
     r"|work (?:in progress|of art|out|through|on myself|together)|(?:it|that|this) works|works? for (?:me|us)"
-    r"|work(?:ed|s|ing) out"
+    r"|work(?:ed|s|ing) out|make (?:[\w']+ ){0,2}work|(?:work|working|worked) (?:hard|harder|so hard|on it)"
+    r"|hard-working|get to work|(?:pay|pays|paid|paying) off"
+    # Not giving up ends nothing: "I won't quit", "never give up", "don't stop".
+    r"|(?:won't|will not|wouldn't|never|don't|do not|didn't|not gonna|not going to|can't|cannot|would)"
+    r" (?:ever |just )?(?:quit|give up|stop)"
+    # What belongs to the person spoken to ("your studio", "your new job") is not the speaker's.
+    r"|your (?:own |new |old )?[\w-]+(?:'s)?"
     r"|(?:a |the )?(?:loving|safe|forever|happy|warm|stable|caring|good) home|home ?(?:country|made|cooked|town)"
     r"|(?:feel|feels|felt|feeling) (?:at|like) home"
     r"|(?:pottery|art|painting|yoga|dance|dancing|cooking|music|drawing|ceramics|craft|fitness|spin|swim"
