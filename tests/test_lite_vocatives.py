@@ -81,3 +81,17 @@ def test_the_stored_memory_does_not_carry_the_addressee(tmp_path: Path) -> None:
     assert texts and not any("Imogen" in t for t in texts)
     assert any("pottery course in Leeds" in t for t in texts) and any("greyhound called Pip" in t for t in texts)
     memory.close()
+
+
+def test_a_story_that_changes_nothing_is_kept_as_one_thought() -> None:
+    story = ("We spent the whole weekend at the lake house with my cousins. The kids built a raft out of old "
+             "pallets and paddled it to the island. I painted the sunset from the jetty while they swam.")  # fmt: skip
+    units = group_units(list(segment_episode(_episode(("Imogen", story)))))
+    assert len(units) == 1 and units[0].text() == story
+
+
+def test_a_message_that_changes_a_value_is_still_split_by_sentence() -> None:
+    story = ("We spent the whole weekend at the lake house with my cousins and their two dogs. "
+             "Also I moved to Leeds last month and the new flat is tiny but bright and close to the station.")  # fmt: skip
+    units = group_units(list(segment_episode(_episode(("Imogen", story)))))
+    assert len(units) == 2 and units[1].text().startswith("Also I moved to Leeds")

@@ -20,6 +20,8 @@ from functools import lru_cache
 
 from memscribe.core.clock import ensure_utc
 from memscribe.core.records import Episode, Message, Owner
+from memscribe.write.lite.cues import changes, ends
+from memscribe.write.lite.language import someone_else
 from memscribe.write.lite.lazy import lazy
 from memscribe.write.lite.lexicon import words
 
@@ -217,10 +219,16 @@ def _short(text: str) -> bool:
 
 
 WHOLE_MESSAGE_WORDS = 30
+STORY_WORDS = 80  # a message that changes no value is one thought up to this length
 
 
 def group_units(statements: list[Statement]) -> list[Unit]:
-    """Sentences of one message as units: a short sentence joins the one before it (or after, if first)."""
+    """Sentences of one message as units: a short sentence joins the one before it (or after, if first).
+
+    A message is kept whole up to :data:`WHOLE_MESSAGE_WORDS` words, or up to :data:`STORY_WORDS` when none of its
+    sentences changes or ends a value or opens with someone else: a turn that tells one story stays one memory, so
+    its details stay together, while a turn that changes a value is split so the change replaces only what it
+    names."""
     sentences: list[list[Statement]] = []
     for st in statements:
         if (
@@ -234,11 +242,18 @@ def group_units(statements: list[Statement]) -> list[Unit]:
     words: dict[int, int] = {}
     for group in sentences:
         words[group[0].message_index] = words.get(group[0].message_index, 0) + len(group[0].whole.split())
+    changing: dict[int, bool] = {}
+    for group in sentences:
+        index = group[0].message_index
+        whole = group[0].whole
+        split = changes(whole) or ends(whole) or someone_else(whole) is not None
+        changing[index] = changing.get(index, False) or split
     units: list[list[Statement]] = []
     for group in sentences:
         prev = units[-1] if units else None
         same_message = prev is not None and prev[0].message_index == group[0].message_index
-        if same_message and prev is not None and words[group[0].message_index] <= WHOLE_MESSAGE_WORDS:
+        limit = WHOLE_MESSAGE_WORDS if changing.get(group[0].message_index) else STORY_WORDS
+        if same_message and prev is not None and words[group[0].message_index] <= limit:
             prev.extend(group)  # a short message is one thought: kept whole
             continue
         lone_short = prev is not None and all(_short(s.whole) for s in prev)
