@@ -91,7 +91,9 @@ def test_a_story_that_changes_nothing_is_kept_as_one_thought() -> None:
 
 
 def test_a_message_that_changes_a_value_is_still_split_by_sentence() -> None:
-    story = ("We spent the whole weekend at the lake house with my cousins and their two dogs. "
-             "Also I moved to Leeds last month and the new flat is tiny but bright and close to the station.")  # fmt: skip
+    story = (
+        "We spent the whole weekend at the lake house with my cousins and their two dogs. "
+        "Also I moved to Leeds last month and the new flat is tiny but bright and close to the station."
+    )
     units = group_units(list(segment_episode(_episode(("Imogen", story)))))
     assert len(units) == 2 and units[1].text().startswith("Also I moved to Leeds")
