@@ -1,11 +1,11 @@
-"""``bench locomo --trace``: missed evidence with what was stored for it and what outranked it."""
+"""``bench locomo --trace``: missed evidence with what was stored for it and what outranked it; turns that only ask."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from memscribe.bench.harness import sdk_factory
-from memscribe.bench.locomo import run_locomo
+from memscribe.bench.locomo import Turn, only_asks, run_locomo
 from memscribe.bench.locomo_trace import Tracer, format_trace
 
 FIXTURE = Path(__file__).parent / "fixtures" / "locomo_tiny.json"
@@ -48,3 +48,18 @@ def test_a_lite_run_traces_its_misses(tmp_path: Path) -> None:
         assert entry["category"] != 5 and entry["missed"] and len(entry["top"]) <= 10
         assert all(ev["text"] and ev["outcome"] != "?" for ev in entry["missed"])  # every turn was added
     assert "trace" not in run_locomo(sdk_factory(embedder="hash"), "lite", FIXTURE, tmp_path)
+
+
+def test_a_turn_that_only_asks_is_counted_apart_from_memorable_turns() -> None:
+    names = frozenset({"ana", "ben"})
+    assert only_asks(Turn("D1:1", "Ben", "Wow, Ana, that's great! What breed is he? Did you pick the name?"), names)
+    assert not only_asks(Turn("D1:2", "Ben", "I adopted a beagle last week. What breed is yours?"), names)
+    assert not only_asks(Turn("D1:3", "Ben", "What do you think?", caption="a photo of a puppy"), names)
+    assert not only_asks(Turn("D1:4", "Ben", "We moved to Leeds in May and love the flat."), names)
+
+
+def test_coverage_reports_question_turns_apart(tmp_path: Path) -> None:
+    coverage = run_locomo(sdk_factory(embedder="hash"), "lite", FIXTURE, tmp_path)["coverage"]
+    assert coverage["turns"] == coverage["memorable_turns"] + coverage["filler_turns"] + coverage["question_turns"]
+    assert coverage["question_turns"] >= 1  # "Congrats Ana! What breed is Biscuit?"
+    assert coverage["stored_nothing_share_with_questions"] >= coverage["stored_nothing_share"]

@@ -12,7 +12,7 @@ and text of the returned memories, without an LLM (``research/benchmarks.md`` §
 
 After each conversation is ingested, its current memories are listed and every turn that no current memory
 points at counts as *stored nothing*: ``coverage`` gives their share among memorable turns, with greetings,
-thanks and reactions (:func:`is_filler`) counted apart.
+thanks and reactions (:func:`is_filler`) and turns that only ask (:func:`only_asks`) counted apart.
 
 Provenance is mapped back to turn ids in the harness: an episode is one session, so the ``episode_id`` (from
 ``add()``, or learnt from the memory ids it returned) names the session and ``message_indices`` index its turns.
@@ -67,6 +67,7 @@ __all__ = [
     "Turn",
     "is_filler",
     "load_locomo",
+    "only_asks",
     "run_locomo",
     "session_messages",
 ]
@@ -283,6 +284,25 @@ def is_filler(turn: Turn) -> bool:
     return len([w for w in keyword_terms(turn.text, 64) if w not in _FILLER_WORDS]) < 3
 
 
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def only_asks(turn: Turn, names: frozenset[str] = frozenset()) -> bool:
+    """Whether a turn asks and states nothing: no photo, and once its questions are left out, fewer than three
+    content words outside :data:`_FILLER_WORDS` and the speakers' ``names`` remain ("Wow, Jon! What got you into
+    dance?"). Such turns may store nothing; they are counted apart, like fillers."""
+    if turn.caption or "?" not in turn.text:
+        return False
+    said = " ".join(s for s in _SENTENCE_END.split(turn.text.strip()) if not s.rstrip(" !.~").endswith("?"))
+    return len([w for w in keyword_terms(said, 64) if w not in _FILLER_WORDS and w not in names]) < 3
+
+
+def _turn_kind(turn: Turn, names: frozenset[str]) -> str:
+    if is_filler(turn):
+        return "filler"
+    return "question" if only_asks(turn, names) else "memorable"
+
+
 def _current_rows(memory: MemoryLike, user: str, page: int = 500) -> list[Mapping[str, Any]]:
     """Every current memory of ``user``, paging when the memory's ``list`` takes ``limit``/``offset``."""
     rows: list[Mapping[str, Any]] = []
@@ -309,8 +329,9 @@ def _coverage(
     if tracer is not None:
         tracer.learn_current(pointed)
     counts = Counter[str]()
+    names = frozenset(w[:k].lower() for n in conv.speakers for w in n.split() for k in range(3, len(w) + 1))
     for turn in (t for s in conv.sessions for t in s.turns if t.content()):
-        kind = "filler" if is_filler(turn) else "memorable"
+        kind = _turn_kind(turn, names)
         counts[f"{kind}_turns"] += 1
         counts[f"{kind}_stored_nothing"] += turn.dia_id not in covered
         if tracer is not None and kind == "memorable" and turn.dia_id not in covered:
@@ -320,16 +341,23 @@ def _coverage(
 
 def _coverage_summary(counts: Counter[str]) -> dict[str, Any]:
     memorable, nothing = counts["memorable_turns"], counts["memorable_stored_nothing"]
-    everything = memorable + counts["filler_turns"]
+    asked, asked_nothing = counts["question_turns"], counts["question_stored_nothing"]
+    everything = memorable + counts["filler_turns"] + asked
     return {
         "turns": everything,
         "filler_turns": counts["filler_turns"],
         "filler_stored_nothing": counts["filler_stored_nothing"],
+        "question_turns": asked,
+        "question_stored_nothing": asked_nothing,
         "memorable_turns": memorable,
         "memorable_stored_nothing": nothing,
         "stored_nothing_share": round(nothing / memorable, 4) if memorable else 0.0,
+        # The same share when turns that only ask count as memorable (the measure before questions were apart).
+        "stored_nothing_share_with_questions": (
+            round((nothing + asked_nothing) / (memorable + asked), 4) if memorable + asked else 0.0
+        ),
         "stored_nothing_share_all_turns": (
-            round((nothing + counts["filler_stored_nothing"]) / everything, 4) if everything else 0.0
+            round((nothing + counts["filler_stored_nothing"] + asked_nothing) / everything, 4) if everything else 0.0
         ),
     }
 
