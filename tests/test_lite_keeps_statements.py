@@ -13,6 +13,7 @@ import pytest
 
 from memscribe import Memory
 from memscribe.read.topics import topics_of
+from memscribe.write.lite.memorable import drop_reason, strip_preamble
 from memscribe.write.lite.residue import ended_values
 
 
@@ -114,3 +115,25 @@ def test_encouragement_does_not_replace_what_was_said_before(tmp_path: Path) -> 
     )
     assert any("opening a bakery" in text for text in _current(memory))
     memory.close()
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["Long time no talk!", "Hey, great chatting with you again!", "It's so good to talk again.",
+     "A lot has happened since we last spoke.", "Haven't talked for a few days."],
+)  # fmt: skip
+def test_catching_up_is_a_greeting(said: str) -> None:
+    assert drop_reason(strip_preamble(said)) == "greeting"
+
+
+def test_catching_up_before_news_keeps_the_news() -> None:
+    assert (
+        strip_preamble("Since we last spoke, I took the twins to the aquarium.") == "I took the twins to the aquarium."
+    )
+    assert drop_reason("Great to chat with you, I moved to Leeds in May and love the flat there.") is None
+
+
+def test_where_someone_was_headed_names_no_job() -> None:
+    assert "work" not in topics_of("My van broke down on my way to work")
+    assert "work" not in topics_of("It's rewarding to work towards a better future")
+    assert "work" in topics_of("I work at the depot")

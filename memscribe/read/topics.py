@@ -143,7 +143,10 @@ _IDIOMS = re.compile(
     r" work(?!s? (?:at|for|as)\b)"
     r"|work (?:in progress|of art|out|through|on myself|together)|(?:it|that|this) works|works? for (?:me|us)"
     r"|work(?:ed|s|ing) out|make (?:[\w']+ ){0,2}work|(?:work|working|worked) (?:hard|harder|so hard|on it)"
-    r"|hard-working|get to work|(?:pay|pays|paid|paying) off"
+    r"|hard-working|get to work|(?:pay|pays|paid|paying) off|work(?:s|ed|ing)? (?:towards?|toward)"
+    # Where someone was on the way to or from names no job or home: "on my way to work".
+    r"|(?:on (?:my|the|our|his|her) way|way back|drive|drove|walk|walked|commute|commuting|ride|rode|got|get"
+    r"|getting|came|come|coming|went|go|going|headed|heading|back|home) (?:to|from) (?:work|school|the office)"
     # Not giving up ends nothing: "I won't quit", "never give up", "don't stop".
     r"|(?:won't|will not|wouldn't|never|don't|do not|didn't|not gonna|not going to|can't|cannot|would)"
     r" (?:ever |just )?(?:quit|give up|stop)"
