@@ -133,6 +133,11 @@ def test_catching_up_before_news_keeps_the_news() -> None:
     assert drop_reason("Great to chat with you, I moved to Leeds in May and love the flat there.") is None
 
 
+def test_being_at_home_names_no_residence() -> None:
+    assert "home" not in topics_of("Mostly just chilling at home with a film")
+    assert "home" in topics_of("We bought a new home in Leeds")
+
+
 def test_where_someone_was_headed_names_no_job() -> None:
     assert "work" not in topics_of("My van broke down on my way to work")
     assert "work" not in topics_of("It's rewarding to work towards a better future")

@@ -153,7 +153,7 @@ _IDIOMS = re.compile(
     # What belongs to the person spoken to ("your studio", "your new job") is not the speaker's.
     r"|your (?:own |new |old )?[\w-]+(?:'s)?"
     r"|(?:a |the )?(?:loving|safe|forever|happy|warm|stable|caring|good) home|home ?(?:country|made|cooked|town)"
-    r"|(?:feel|feels|felt|feeling) (?:at|like) home"
+    r"|(?:feel|feels|felt|feeling) (?:at|like) home|(?<!work )(?:at|from) home(?! in\b)"
     r"|(?:pottery|art|painting|yoga|dance|dancing|cooking|music|drawing|ceramics|craft|fitness|spin|swim"
     r"|swimming|guitar|piano|singing|photography) class(?:es)?)\b",
     re.IGNORECASE,
