@@ -97,3 +97,13 @@ def test_a_message_that_changes_a_value_is_still_split_by_sentence() -> None:
     )
     units = group_units(list(segment_episode(_episode(("Imogen", story)))))
     assert len(units) == 2 and units[1].text().startswith("Also I moved to Leeds")
+
+
+def test_a_story_about_two_attributes_is_split_so_each_can_be_replaced_alone() -> None:
+    story = (
+        "The puppy chewed through the sofa cushions again. "
+        "Our landlord came round on Sunday to look at the flat and the old boiler. "
+        "My manager at the bakery let me leave early so I could be there."
+    )
+    units = group_units(list(segment_episode(_episode(("Imogen", story)))))
+    assert len(units) > 1

@@ -20,6 +20,7 @@ from functools import lru_cache
 
 from memscribe.core.clock import ensure_utc
 from memscribe.core.records import Episode, Message, Owner
+from memscribe.read.topics import MULTI_TOPICS, topics_of
 from memscribe.write.lite.cues import changes, ends
 from memscribe.write.lite.language import someone_else
 from memscribe.write.lite.lazy import lazy
@@ -226,9 +227,9 @@ def group_units(statements: list[Statement]) -> list[Unit]:
     """Sentences of one message as units: a short sentence joins the one before it (or after, if first).
 
     A message is kept whole up to :data:`WHOLE_MESSAGE_WORDS` words, or up to :data:`STORY_WORDS` when none of its
-    sentences changes or ends a value or opens with someone else: a turn that tells one story stays one memory, so
-    its details stay together, while a turn that changes a value is split so the change replaces only what it
-    names."""
+    sentences changes or ends a value or opens with someone else, and it names at most one single-valued topic: a
+    turn that tells one story stays one memory, so its details stay together, while a turn that changes a value or
+    speaks of two attributes (home and work) is split, so a later change replaces only what it names."""
     sentences: list[list[Statement]] = []
     for st in statements:
         if (
@@ -243,11 +244,15 @@ def group_units(statements: list[Statement]) -> list[Unit]:
     for group in sentences:
         words[group[0].message_index] = words.get(group[0].message_index, 0) + len(group[0].whole.split())
     changing: dict[int, bool] = {}
+    topics: dict[int, set[str]] = {}
     for group in sentences:
         index = group[0].message_index
         whole = group[0].whole
         split = changes(whole) or ends(whole) or someone_else(whole) is not None
         changing[index] = changing.get(index, False) or split
+        topics.setdefault(index, set()).update(topics_of(whole) - MULTI_TOPICS)
+    for index, named in topics.items():
+        changing[index] = changing[index] or len(named) > 1  # two attributes: each kept apart, replaced apart
     units: list[list[Statement]] = []
     for group in sentences:
         prev = units[-1] if units else None
