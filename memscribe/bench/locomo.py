@@ -12,7 +12,7 @@ and text of the returned memories, without an LLM (``research/benchmarks.md`` §
 
 After each conversation is ingested, its current memories are listed and every turn that no current memory
 points at counts as *stored nothing*: ``coverage`` gives their share among memorable turns, with greetings,
-thanks and reactions (:func:`is_filler`) counted apart.
+thanks and reactions (:func:`is_filler`) and turns that only ask (:func:`only_asks`) counted apart.
 
 Provenance is mapped back to turn ids in the harness: an episode is one session, so the ``episode_id`` (from
 ``add()``, or learnt from the memory ids it returned) names the session and ``message_indices`` index its turns.
@@ -46,6 +46,7 @@ from memscribe.bench.harness import (
     row_text,
     store_bytes,
 )
+from memscribe.bench.locomo_trace import Tracer
 from memscribe.bench.metrics import (
     MeanTable,
     answer_containment,
@@ -66,6 +67,7 @@ __all__ = [
     "Turn",
     "is_filler",
     "load_locomo",
+    "only_asks",
     "run_locomo",
     "session_messages",
 ]
@@ -221,9 +223,14 @@ def run_locomo(
     limit_conversations: int | None = None,
     *,
     progress: Callable[[int, int], None] | None = None,
+    trace: int = 0,
 ) -> dict[str, Any]:
-    """Ingest and score LoCoMo-format data with a fresh store of ``writer``; returns the results dict."""
+    """Ingest and score LoCoMo-format data with a fresh store of ``writer``; returns the results dict.
+
+    ``trace`` > 0 adds ``results["trace"]``: up to that many questions whose evidence the top 10 missed, with
+    what was stored for each missed turn and what outranked it (:mod:`memscribe.bench.locomo_trace`)."""
     conversations = load_locomo(data_path)[:limit_conversations]
+    tracer = Tracer(trace)
     store = fresh_store_dir(Path(workdir), f"locomo-{writer}")
     memory = make_memory(writer, store)
     clock, table, prov, events = RunClock(), MeanTable(), _ProvenanceMap(), Counter[str]()
@@ -239,9 +246,11 @@ def run_locomo(
                     answer = memory.add(messages, user_id=user, timestamp=session.timestamp, source=SOURCE)
                 events.update(str(row.get("event", "")) for row in result_rows(answer))
                 prov.learn(answer, dia_ids, session.date_time)
-            coverage.update(_coverage(memory, user, conv, prov))
+                if trace:
+                    tracer.learn_add(answer, dia_ids, [m["content"] for m in messages])
+            coverage.update(_coverage(memory, user, conv, prov, tracer if trace else None))
             for question in conv.questions:
-                _score(memory, user, question, prov, clock, table)
+                _score(memory, user, question, prov, clock, table, tracer if trace else None)
             if progress is not None:
                 progress(done, len(conversations))
         engine_stats = json_safe(memory.stats())
@@ -249,6 +258,8 @@ def run_locomo(
         close_quietly(memory)
     results = _results(writer, Path(data_path), conversations, table, prov, events, clock, store, engine_stats)
     results["coverage"] = _coverage_summary(coverage)
+    if trace:
+        results["trace"] = {"questions": tracer.entries, "stored_nothing": tracer.nothing}
     return results
 
 
@@ -273,6 +284,25 @@ def is_filler(turn: Turn) -> bool:
     return len([w for w in keyword_terms(turn.text, 64) if w not in _FILLER_WORDS]) < 3
 
 
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def only_asks(turn: Turn, names: frozenset[str] = frozenset()) -> bool:
+    """Whether a turn asks and states nothing: no photo, and once its questions are left out, fewer than three
+    content words outside :data:`_FILLER_WORDS` and the speakers' ``names`` remain ("Wow, Jon! What got you into
+    dance?"). Such turns may store nothing; they are counted apart, like fillers."""
+    if turn.caption or "?" not in turn.text:
+        return False
+    said = " ".join(s for s in _SENTENCE_END.split(turn.text.strip()) if not s.rstrip(" !.~").endswith("?"))
+    return len([w for w in keyword_terms(said, 64) if w not in _FILLER_WORDS and w not in names]) < 3
+
+
+def _turn_kind(turn: Turn, names: frozenset[str]) -> str:
+    if is_filler(turn):
+        return "filler"
+    return "question" if only_asks(turn, names) else "memorable"
+
+
 def _current_rows(memory: MemoryLike, user: str, page: int = 500) -> list[Mapping[str, Any]]:
     """Every current memory of ``user``, paging when the memory's ``list`` takes ``limit``/``offset``."""
     rows: list[Mapping[str, Any]] = []
@@ -286,39 +316,67 @@ def _current_rows(memory: MemoryLike, user: str, page: int = 500) -> list[Mappin
             return rows
 
 
-def _coverage(memory: MemoryLike, user: str, conv: Conversation, prov: _ProvenanceMap) -> Counter[str]:
+def _coverage(
+    memory: MemoryLike, user: str, conv: Conversation, prov: _ProvenanceMap, tracer: Tracer | None = None
+) -> Counter[str]:
     """Turns of one conversation by whether a current memory points at them, fillers apart."""
     covered: set[str] = set()
+    pointed = []
     for row in _current_rows(memory, user):
-        covered |= prov.resolve(row, count=False)[0]
+        dia_ids = prov.resolve(row, count=False)[0]
+        covered |= dia_ids
+        pointed.append((dia_ids, row_text(row)))
+    if tracer is not None:
+        tracer.learn_current(pointed)
     counts = Counter[str]()
+    names = frozenset(w[:k].lower() for n in conv.speakers for w in n.split() for k in range(3, len(w) + 1))
     for turn in (t for s in conv.sessions for t in s.turns if t.content()):
-        kind = "filler" if is_filler(turn) else "memorable"
+        kind = _turn_kind(turn, names)
         counts[f"{kind}_turns"] += 1
         counts[f"{kind}_stored_nothing"] += turn.dia_id not in covered
+        if tracer is not None and kind == "memorable" and turn.dia_id not in covered:
+            tracer.stored_nothing(turn.dia_id)
     return counts
 
 
 def _coverage_summary(counts: Counter[str]) -> dict[str, Any]:
     memorable, nothing = counts["memorable_turns"], counts["memorable_stored_nothing"]
-    everything = memorable + counts["filler_turns"]
+    asked, asked_nothing = counts["question_turns"], counts["question_stored_nothing"]
+    everything = memorable + counts["filler_turns"] + asked
     return {
         "turns": everything,
         "filler_turns": counts["filler_turns"],
         "filler_stored_nothing": counts["filler_stored_nothing"],
+        "question_turns": asked,
+        "question_stored_nothing": asked_nothing,
         "memorable_turns": memorable,
         "memorable_stored_nothing": nothing,
         "stored_nothing_share": round(nothing / memorable, 4) if memorable else 0.0,
+        # The same share when turns that only ask count as memorable (the measure before questions were apart).
+        "stored_nothing_share_with_questions": (
+            round((nothing + asked_nothing) / (memorable + asked), 4) if memorable + asked else 0.0
+        ),
         "stored_nothing_share_all_turns": (
-            round((nothing + counts["filler_stored_nothing"]) / everything, 4) if everything else 0.0
+            round((nothing + counts["filler_stored_nothing"] + asked_nothing) / everything, 4) if everything else 0.0
         ),
     }
 
 
-def _score(memory: MemoryLike, user: str, q: Question, prov: _ProvenanceMap, clock: RunClock, table: MeanTable) -> None:
+def _score(
+    memory: MemoryLike,
+    user: str,
+    q: Question,
+    prov: _ProvenanceMap,
+    clock: RunClock,
+    table: MeanTable,
+    tracer: Tracer | None = None,
+) -> None:
     with clock.searching():
         rows = result_rows(memory.search(q.question, user_id=user, limit=max(KS)))
     resolved = [prov.resolve(row) for row in rows]
+    if tracer is not None and q.category != 5:
+        top = [(dia, row_text(row)) for row, (dia, _) in zip(rows, resolved, strict=True)]
+        tracer.question(q.question, q.category, q.answer, q.gold, top)
     groups = [f"cat{q.category}"] + (["all"] if q.category != 5 else [])
     values: dict[str, float | None] = {}
     if q.gold:

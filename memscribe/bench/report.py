@@ -106,7 +106,8 @@ def _coverage_rows(coverage: Mapping[str, Any] | None) -> list[tuple[str, str]]:
             "stored nothing",
             f"{_fmt(coverage.get('stored_nothing_share'))} of {coverage.get('memorable_turns')} memorable turns "
             f"({coverage.get('memorable_stored_nothing')}); greetings and fillers apart: "
-            f"{coverage.get('filler_stored_nothing')} of {coverage.get('filler_turns')}",
+            f"{coverage.get('filler_stored_nothing')} of {coverage.get('filler_turns')}; turns that only ask apart: "
+            f"{coverage.get('question_stored_nothing', 0)} of {coverage.get('question_turns', 0)}",
         )
     ]
 

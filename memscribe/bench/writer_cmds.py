@@ -122,15 +122,35 @@ def updates_command(writers: str, scenarios: int, seed: int, embedder: str, outp
 @click.option("--limit", "limit_conversations", type=int, default=None, help="Only the first N conversations.")
 @click.option("-o", "--output", type=click.Path(path_type=Path), default=Path(".bench/locomo.json"))
 @click.option("--json", "as_json", is_flag=True, help="Print the JSON report instead of tables.")
+@click.option(
+    "--trace",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Trace up to N missed questions and N turns that stored nothing, per writer, to OUTPUT.<writer>.trace.txt.",
+)
 def locomo_command(
-    data_path: Path, writers: str, embedder: str, limit_conversations: int | None, output: Path, as_json: bool
+    data_path: Path,
+    writers: str,
+    embedder: str,
+    limit_conversations: int | None,
+    output: Path,
+    as_json: bool,
+    trace: int,
 ) -> None:
     """LoCoMo: evidence recall@k from provenance and answer containment@k, per category and overall."""
     from memscribe.bench.locomo import run_locomo
+    from memscribe.bench.locomo_trace import format_trace
 
     factory = sdk_factory(embedder=embedder)
 
     def run(writer: str, work: Path) -> dict[str, Any]:
-        return run_locomo(factory, writer, data_path, work, limit_conversations=limit_conversations)
+        results = run_locomo(factory, writer, data_path, work, limit_conversations=limit_conversations, trace=trace)
+        if trace:
+            path = output.with_name(f"{output.stem}.{writer.replace(':', '_')}.trace.txt")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(format_trace(results.pop("trace")), encoding="utf-8")
+            click.echo(f"wrote {path}", err=True)
+        return results
 
     _run_all(_writers(writers), run, output, _LOCOMO_KEYS, "metrics", as_json)

@@ -133,6 +133,32 @@ _SHAPES = (
     ("money", re.compile(r"[$€£¥]\s?\d|\d\s?(?:k|K)\b|\d+\s?(?:dollars|euros|pounds|元|块|万)")),
 )
 _WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*", re.UNICODE)
+# Idioms whose cue word names no topic: "it took some work", "a work in progress", "make this plan work", "it
+# will pay off", "I won't quit", "a loving home for kids", "since I moved from my home country" (where someone
+# is from, not where they live), "a pottery class" (a hobby, not schooling), and what is the listener's ("your
+# studio"). They are read without the cue, so a statement on another matter never replaces them.
+_IDIOMS = re.compile(
+    r"\b(?:(?:hard|some|great|good|amazing|impressive|awesome|incredible|fantastic|important|creative|art"
+    r"|volunteer|charity|so much|much|more|a lot of|lots of|such|nice|beautiful|keep up the|the)"
+    r" work(?!s? (?:at|for|as)\b)"
+    r"|work (?:in progress|of art|out|through|on myself|together)|(?:it|that|this) works|works? for (?:me|us)"
+    r"|work(?:ed|s|ing) out|make (?:[\w']+ ){0,2}work|(?:work|working|worked) (?:hard|harder|so hard|on it)"
+    r"|hard-working|get to work|(?:pay|pays|paid|paying) off|work(?:s|ed|ing)? (?:towards?|toward)"
+    # Where someone was on the way to or from names no job or home: "on my way to work".
+    r"|(?:on (?:my|the|our|his|her) way|way back|drive|drove|walk|walked|commute|commuting|ride|rode|got|get"
+    r"|getting|came|come|coming|went|go|going|headed|heading|back|home) (?:to|from) (?:work|school|the office)"
+    # Not giving up ends nothing: "I won't quit", "never give up", "don't stop".
+    r"|(?:won't|will not|wouldn't|never|don't|do not|didn't|not gonna|not going to|can't|cannot|would)"
+    r" (?:ever |just )?(?:quit|give up|stop)"
+    # What belongs to the person spoken to ("your studio", "your new job") is not the speaker's.
+    r"|your (?:own |new |old )?[\w-]+(?:'s)?"
+    r"|(?:a |the )?(?:loving|safe|forever|happy|warm|stable|caring|good) home|home ?(?:country|made|cooked|town)"
+    r"|(?:feel|feels|felt|feeling) (?:at|like) home|(?<!work )(?:at|from) home(?! in\b)"
+    r"|(?:pottery|art|painting|yoga|dance|dancing|cooking|music|drawing|ceramics|craft|fitness|spin|swim"
+    r"|swimming|guitar|piano|singing|photography) class(?:es)?)\b",
+    re.IGNORECASE,
+)
+_HOBBY_CLASS = re.compile(r"class(?:es)?\b", re.IGNORECASE)
 
 
 def has_cjk(text: str) -> bool:
@@ -164,7 +190,10 @@ def topics_of(text: str) -> frozenset[str]:
     """The topics ``text`` names, by its cue words."""
     exact, prefixes, cjk = _tables()
     found: set[str] = set()
-    for word in _WORD.findall(text.lower()):
+    plain = _IDIOMS.sub(" ", text)
+    if plain != text and any(_HOBBY_CLASS.search(m.group(0)) for m in _IDIOMS.finditer(text)):
+        found.add("hobby")  # "a pottery class" is a hobby's class
+    for word in _WORD.findall(plain.lower()):
         found |= exact.get(word, frozenset())
         for topic, heads in prefixes.items():
             if topic not in found and word.startswith(heads):

@@ -21,7 +21,8 @@ _PREAMBLE = lazy(
     r"|(?:well|oh|ah|aw+|wow|omg|so|also|anyway|anyways|btw|by the way|fyi|just so you know|for the record"
     r"|yeah|yes|yep|no|ok|okay|haha+|lol|hmm+|um+|honestly|guess what|fun fact|oh yeah|oh and|and|plus|but"
     r"|oh wow|oh man|man|dude|wait|oops|whoa|update|quick update|news|big news|for context|as far as i know"
-    r"|sadly|unfortunately|luckily|happily|anyhow)\b\s*[,!.:-]*\s+"
+    r"|sadly|unfortunately|luckily|happily|anyhow|since (?:we|I) (?:last )?(?:spoke|talked|chatted|saw you)"
+    r"|since our last (?:chat|talk|conversation))\b\s*[,!.:-]*\s+"
     # A short heading before a colon or an "-wise" topic ("Life update: I'm engaged", "Money-wise, ...").
     r"|[\w' ,-]{1,30}:\s+(?=(?:I|I'm|I've|my|we|our)\b)|[\w-]+-wise,\s+"
     r"|(?:please\s+)?(?:remember|note|keep in mind|make a note|don't forget)(?:\s+that)?\s*[:,]?\s+(?=\S))",
@@ -32,7 +33,13 @@ _GREETING = lazy(
     r"|bye|goodbye|good ?bye|see you(?: later| soon| tomorrow)?|see ya|talk (?:to you )?(?:later|soon)"
     r"|take care|have a (?:good|great|nice) (?:day|night|one|weekend|time)|nice to (?:meet|see|hear from) you"
     r"|good to (?:see|hear from) you|long time no see|how are you(?: doing)?|how's it going|what's up|sup"
-    r"|how have you been|how was your (?:day|weekend|week))\b",
+    r"|how have you been|how was your (?:day|weekend|week)"
+    # Catching up: "long time no talk", "great chatting with you again", "a lot has happened since we last spoke".
+    r"|long time no (?:see|talk|chat|speak)|(?:it'?s )?(?:so |really )?(?:great|good|nice|lovely) (?:to (?:chat|talk"
+    r"|catch up|hear from you|see you)|chatting|talking|catching up)(?: with you)?(?: again)?"
+    r"|(?:we )?haven'?t (?:talked|spoken|chatted) (?:in|for) (?:a while|ages|a few days|a bit|so long)"
+    r"|(?:a lot|lots|so much|crazy things?|a crazy thing) (?:has |have |'s )?(?:happened|been going on|been up)"
+    r"(?: since (?:we|our) (?:last )?(?:talked|spoke|chatted|chat|talk))?)\b",
     re.IGNORECASE,
 )
 _THANKS = lazy(

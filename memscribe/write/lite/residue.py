@@ -174,12 +174,23 @@ _NOT_VALUES = lazy(
 )
 
 
+# Just before an end cue: it is negated or only imagined ("I won't quit", "never gave up", "would quit").
+_NOT_ENDED = lazy(
+    r"\b(?:not|never|won't|wouldn't|don't|didn't|can't|cannot|shouldn't|would|could|might|if|gonna not)"
+    r"(?: (?:ever|just|really|even|want to|going to|gonna|be))*\s*$",
+    re.IGNORECASE,
+)
+
+
 def ended_values(text: str) -> set[str]:
     """The words that name what ended, just after an end cue ("last day at target was friday" → {"target"},
     "sold the civic to my neighbour" → {"civic"}): content words of three letters or more among the next four
-    words of the clause, without topic cues, numbers or dates."""
+    words of the clause, without topic cues, numbers or dates; a negated or imagined end ("I won't quit on my
+    dreams") names nothing."""
     out: set[str] = set()
     for match in end_cues(text):
+        if _NOT_ENDED.search(text[max(0, match.start() - 24) : match.start()]):
+            continue  # "I won't quit on my dreams", "anyone else would quit": nothing ended
         after = re.split(r"[,;:!?.。，；！？—–()]", text[match.end() :], maxsplit=1)[0]
         named = " ".join(_CAPITALISED.findall(match.group(0)))  # "put Clover to sleep" names it in the cue
         near = named + " " + " ".join(after.split()[:4])

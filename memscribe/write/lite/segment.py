@@ -3,6 +3,11 @@
 Sentences are split by punctuation with an abbreviation guard; sentences that join two first-person
 clauses ("I moved to Sydney and I started at Atlassian") are split again so each clause can carry its own
 fact. Speakers come from ``Message.name`` in multi-party chats, otherwise from the role.
+
+A participant named only to address them ("Wow, Caroline!", "Sounds great, Mel.") is left out of the
+statement: the speaker is in the memory's fields, and the name of whoever is spoken to would make every memory
+of a two-person chat look like it is about that person. A bracketed attachment ("[shares a photo: a dog on a
+beach]") stays with the sentence it illustrates.
 """
 
 from __future__ import annotations
@@ -11,9 +16,13 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 
 from memscribe.core.clock import ensure_utc
 from memscribe.core.records import Episode, Message, Owner
+from memscribe.read.topics import MULTI_TOPICS, topics_of
+from memscribe.write.lite.cues import changes, ends
+from memscribe.write.lite.language import someone_else
 from memscribe.write.lite.lazy import lazy
 from memscribe.write.lite.lexicon import words
 
@@ -37,6 +46,11 @@ _FINITE = lazy(
     re.IGNORECASE,
 )
 _LOWER_I = lazy(r"(?<![\w'])i(?=(?:'[a-z]+)?\b(?![.]))")
+_ATTACHMENT = lazy(r"^\[[^\]]{3,}\]$")
+_OPENER = (
+    r"(?:hi|hey|hello|hiya|yo|oh|ah|aw+|wow|whoa|woah|omg|thanks|thank you|thx|congrats|congratulations|yes|yeah"
+    r"|yep|yup|no|ok|okay|sure|dear|well|sorry|haha+|lol|woo+hoo+|yay|hooray)"
+)
 
 
 @dataclass(frozen=True)
@@ -137,6 +151,44 @@ def split_clauses(sentence: str) -> list[str]:
     return [p[0].upper() + p[1:] if p[:1].islower() and not p.startswith("i ") else p for p in parts if p]
 
 
+def participant_names(messages: tuple[Message, ...]) -> tuple[str, ...]:
+    """The names the episode's speakers go by: each word of each name (from ``Message.name``)."""
+    names = {w for m in messages if m.name for w in m.name.split() if len(w) >= 3 and w[:1].isupper()}
+    return tuple(sorted(names))
+
+
+@lru_cache(maxsize=64)
+def _vocative(names: tuple[str, ...]) -> re.Pattern[str] | None:
+    """A participant addressed by name, or by a shortening of it ("Mel" for Melanie), with the punctuation
+    that sets the name apart: at the start ("Caroline, ...", "Wow, Mel! ..."), or at the end (", Mel.")."""
+    if not names:
+        return None
+    shortened = {n[:k] for n in names for k in range(3, len(n) + 1)}
+    name = "(?:" + "|".join(re.escape(n) for n in sorted(shortened, key=len, reverse=True)) + ")"
+    return re.compile(
+        rf"^(?P<open>(?i:{_OPENER})[,!.]?\s+)?{name}\b(?P<sep>\s*[,!:]+|\s*[.](?=\s|$))\s*"
+        rf"|(?<=\w)\s*,\s+(?:my (?:dear |friend )?)?{name}(?=\s*[!.?~]*\s*$)"
+    )
+
+
+def without_vocative(sentence: str, names: tuple[str, ...]) -> str:
+    """``sentence`` without a participant's name used only to address them: "Wow, Caroline! I did it" →
+    "Wow! I did it", "Sounds great, Mel." → "Sounds great."; a name that is part of what is said stays."""
+    pattern = _vocative(names)
+    if pattern is None:
+        return sentence
+
+    def keep(match: re.Match[str]) -> str:
+        opener = (match.group("open") or "").strip().rstrip(",!.")
+        sep = (match.group("sep") or "").strip()[:1]
+        return f"{opener}{sep} " if opener else ""
+
+    out = pattern.sub(keep, sentence).strip()
+    if not re.search(r"\w", out):
+        return sentence  # "Melanie!": nothing but the name, kept as said (and dropped as too little content)
+    return out[0].upper() + out[1:] if out[:1].islower() and sentence[:1].isupper() else out
+
+
 def normalise_chat(text: str) -> str:
     """Typographic quotes to ASCII and a lone lower-case "i" to "I": chat input is rarely tidy."""
     text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
@@ -146,11 +198,13 @@ def normalise_chat(text: str) -> str:
 def segment_episode(episode: Episode) -> Iterator[Statement]:
     """Statements of every user or assistant message, in order, with their speaker and time."""
     position = 0
+    names = participant_names(episode.messages)
     for index, (message, speaker) in enumerate(zip(episode.messages, _speakers(episode.messages), strict=True)):
         if speaker is None or not message.content.strip():
             continue
         at = ensure_utc(message.timestamp or episode.timestamp)
-        for number, sentence in enumerate(split_sentences(normalise_chat(message.content))):
+        for number, said in enumerate(split_sentences(normalise_chat(message.content))):
+            sentence = without_vocative(said, names)
             for clause in split_clauses(sentence):
                 yield Statement(clause, speaker, index, at, position, number, sentence)
                 position += 1
@@ -166,10 +220,16 @@ def _short(text: str) -> bool:
 
 
 WHOLE_MESSAGE_WORDS = 30
+STORY_WORDS = 80  # a message that changes no value is one thought up to this length
 
 
 def group_units(statements: list[Statement]) -> list[Unit]:
-    """Sentences of one message as units: a short sentence joins the one before it (or after, if first)."""
+    """Sentences of one message as units: a short sentence joins the one before it (or after, if first).
+
+    A message is kept whole up to :data:`WHOLE_MESSAGE_WORDS` words, or up to :data:`STORY_WORDS` when none of its
+    sentences changes or ends a value or opens with someone else, and it names at most one single-valued topic: a
+    turn that tells one story stays one memory, so its details stay together, while a turn that changes a value or
+    speaks of two attributes (home and work) is split, so a later change replaces only what it names."""
     sentences: list[list[Statement]] = []
     for st in statements:
         if (
@@ -183,15 +243,27 @@ def group_units(statements: list[Statement]) -> list[Unit]:
     words: dict[int, int] = {}
     for group in sentences:
         words[group[0].message_index] = words.get(group[0].message_index, 0) + len(group[0].whole.split())
+    changing: dict[int, bool] = {}
+    topics: dict[int, set[str]] = {}
+    for group in sentences:
+        index = group[0].message_index
+        whole = group[0].whole
+        split = changes(whole) or ends(whole) or someone_else(whole) is not None
+        changing[index] = changing.get(index, False) or split
+        topics.setdefault(index, set()).update(topics_of(whole) - MULTI_TOPICS)
+    for index, named in topics.items():
+        changing[index] = changing[index] or len(named) > 1  # two attributes: each kept apart, replaced apart
     units: list[list[Statement]] = []
     for group in sentences:
         prev = units[-1] if units else None
         same_message = prev is not None and prev[0].message_index == group[0].message_index
-        if same_message and prev is not None and words[group[0].message_index] <= WHOLE_MESSAGE_WORDS:
+        limit = WHOLE_MESSAGE_WORDS if changing.get(group[0].message_index) else STORY_WORDS
+        if same_message and prev is not None and words[group[0].message_index] <= limit:
             prev.extend(group)  # a short message is one thought: kept whole
             continue
         lone_short = prev is not None and all(_short(s.whole) for s in prev)
-        if same_message and prev is not None and (_short(group[0].whole) or lone_short):
+        attachment = _ATTACHMENT.match(group[0].whole) is not None  # a photo's caption joins its sentence
+        if same_message and prev is not None and (_short(group[0].whole) or lone_short or attachment):
             prev.extend(group)
         else:
             units.append(list(group))

@@ -58,11 +58,19 @@ _DURATIONS = frozenset({
     "day", "days", "week", "weeks", "month", "months", "year", "years", "yr", "yrs", "am", "pm", "th", "st", "nd",
     "rd", "times", "x", "of", "and", "or", "to", "in", "on", "at", "a",
 })  # fmt: skip
+# A date is no measure: "on 3 July 2023" and "on 15 July 2023" are two days, not two readings of "July".
+_DAY = re.compile(
+    r"\b\d{1,2}(?:st|nd|rd|th)? (?:of )?(?:January|February|March|April|May|June|July|August|September|October"
+    r"|November|December)(?:,? (?:19|20)\d{2})?\b|\b(?:January|February|March|April|May|June|July|August"
+    r"|September|October|November|December) \d{1,2}(?:st|nd|rd|th)?(?:,? (?:19|20)\d{2})?\b"
+    r"|\b\d{4}-\d{2}-\d{2}\b|\b(?:in|of|since|by|from|until) (?:19|20)\d{2}\b",
+    re.IGNORECASE,
+)
 
 
 def _measures(text: str) -> dict[str, str]:
-    """Unit → number for each measure in ``text`` ("5 hours a night" → {"hour": "5"})."""
-    return {m.group(2).lower().rstrip("s"): m.group(1) for m in _MEASURE.finditer(text)
+    """Unit → number for each measure in ``text`` ("5 hours a night" → {"hour": "5"}); dates are left out."""
+    return {m.group(2).lower().rstrip("s"): m.group(1) for m in _MEASURE.finditer(_DAY.sub(" ", text))
             if m.group(2).lower() not in _DURATIONS}  # fmt: skip
 
 
