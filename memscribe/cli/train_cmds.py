@@ -41,28 +41,54 @@ def train_group() -> None:
 @click.option("--teacher-base-url", default=None, help="OpenAI-compatible URL of the teacher.")
 @click.option("--protocol", "protocols", default="pro", show_default=True,
               help="Comma-separated writer protocols of the rows: pro, mem0, hy.")  # fmt: skip
+@click.option("--store", "store_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Export an existing store's journal instead of generated scenarios (pro rows).")  # fmt: skip
+@click.option("--prompt-style", type=click.Choice(["full", "compact"]), default="full", show_default=True,
+              help="The pro request's system prompt: compact is the short one for small models.")  # fmt: skip
 @click.pass_obj
 def export_cmd(
     state: CliState, out_dir: Path, scenarios: int, seed: int, teacher: str | None, teacher_base_url: str | None,
-    protocols: str,
+    protocols: str, store_path: Path | None, prompt_style: str,
 ) -> None:  # fmt: skip
-    """Write sft.jsonl and rl.jsonl (schema memscribe-train/1) from a writer's runs on generated scenarios."""
-    from memscribe.bench.scenarios import generate_scenarios
+    """Write sft.jsonl and rl.jsonl (schema memscribe-train/1) from a writer's runs on generated scenarios,
+    or from the journal of an existing store (--store)."""
     from memscribe.train.dataset import SCHEMA, export_rows, write_rows
 
+    if store_path is not None:
+        _export_store(state, store_path, out_dir, prompt_style)
+        return
     chat: Any = None
     if teacher is not None:
         from memscribe.providers.presets import make_chat
 
         chat = make_chat(teacher, base_url=teacher_base_url)
+    from memscribe.bench.scenarios import generate_scenarios
     from memscribe.train.protocols import check_protocols
 
     chosen = check_protocols([p.strip() for p in protocols.split(",") if p.strip()])
     rows = export_rows(generate_scenarios(scenarios, seed), out_dir / "work", writer=chat,
-                       writer_name=teacher or "scripted-lite", protocols=chosen)  # fmt: skip
+                       writer_name=teacher or "scripted-lite", protocols=chosen,
+                       prompt_style=prompt_style)  # fmt: skip
     counts = write_rows(rows, out_dir)
     result = {"schema": SCHEMA, "out": str(out_dir), "protocols": list(chosen), **counts}
     _emit(state, result, lambda: f"wrote {counts['sft']} sft and {counts['rl']} rl rows ({SCHEMA}) to {out_dir}")
+
+
+def _export_store(state: CliState, store_path: Path, out_dir: Path, prompt_style: str) -> None:
+    """``train export --store``: the rows of every written episode in the store's journal."""
+    from memscribe.train.dataset import SCHEMA, write_rows
+    from memscribe.train.journal import JournalExport, journal_rows
+
+    report = JournalExport()
+    try:
+        counts = write_rows(journal_rows(store_path, report=report, prompt_style=prompt_style), out_dir)
+    except (FileNotFoundError, ValueError) as error:
+        raise click.ClickException(str(error)) from None
+    result = {"schema": SCHEMA, "out": str(out_dir), "protocols": ["pro"], **counts, "store": report.as_dict()}
+    _emit(state, result, lambda: f"wrote {counts['sft']} sft and {counts['rl']} rl rows ({SCHEMA}) to {out_dir} "
+          f"from {report.episodes} episodes of {store_path} (writers {report.writers}; left out: "
+          f"{report.skipped} unwritten episodes, {report.rejected} rejected and {report.untargeted} untargeted "
+          "operations)")  # fmt: skip
 
 
 def _load(model: str, gguf: str | None) -> tuple[Any, Any]:
@@ -159,11 +185,17 @@ def _tiny_loader() -> Callable[[], tuple[Any, Any]]:
 @click.option("--generations", type=click.IntRange(min=2), default=2, show_default=True)
 @click.option("--max-new-tokens", type=click.IntRange(min=1), default=256, show_default=True)
 @click.option("--lora-rank", type=click.IntRange(min=0), default=None, help="Default: 8, or 0 with --tiny.")
+@click.option("--prompt-style", type=click.Choice(["full", "compact"]), default="full", show_default=True,
+              help="The pro request's system prompt (compact: the short one for small models).")  # fmt: skip
+@click.option("--held-out-seed", type=int, default=202, show_default=True,
+              help="Generator seed of the held-out scenarios (another one is a development set).")  # fmt: skip
+@click.option("--resume", is_flag=True, help="Keep the figures in OUT/demo.json; run only the seeds not yet run.")
 @click.pass_obj
 def demo_cmd(
     state: CliState, model: str | None, gguf: str | None, tiny: bool, out_dir: Path, seeds: str,
     train_scenarios: int, eval_scenarios: int, eval_chunks: int, sft_steps: int, grpo_steps: int,
     sft_lr: float, sft_batch: int, grpo_lr: float, generations: int, max_new_tokens: int, lora_rank: int | None,
+    prompt_style: str, held_out_seed: int, resume: bool,
 ) -> None:  # fmt: skip
     """SFT then GRPO on generated scenarios; reward and probe accuracy before/after on held-out ones."""
     if (model is None) == (not tiny):
@@ -175,9 +207,13 @@ def demo_cmd(
         seeds=tuple(int(s) for s in seeds.split(",") if s.strip()), train_scenarios=train_scenarios,
         eval_scenarios=eval_scenarios, eval_chunks=eval_chunks, sft_steps=sft_steps, grpo_steps=grpo_steps,
         sft_lr=sft_lr, sft_batch=sft_batch, grpo_lr=grpo_lr, generations=generations, max_new_tokens=max_new_tokens,
-        lora_rank=(0 if tiny else 8) if lora_rank is None else lora_rank,
+        lora_rank=(0 if tiny else 8) if lora_rank is None else lora_rank, prompt_style=prompt_style,
+        held_out_seed=held_out_seed,
     )  # fmt: skip
-    result = run_demo(load, out_dir, config, progress=lambda line: click.echo(line, err=True))
+    try:
+        result = run_demo(load, out_dir, config, progress=lambda line: click.echo(line, err=True), resume=resume)
+    except ValueError as error:
+        raise click.ClickException(str(error)) from None
     _emit(state, result, lambda: demo_table(result))
 
 
@@ -196,7 +232,7 @@ def demo_table(result: dict[str, Any]) -> str:
     for k in keys:
         v = result[k]
         lines.append(f"{k}: rise {v['rise']:+.3f}, seed spread {v['spread']:.3f}: {v['verdict']}")
-    lines.append(f"model: {result['model']}")
+    lines.append(f"model: {result.get('model', '(none trained in this run)')}")
     return "\n".join(lines)
 
 
