@@ -122,6 +122,45 @@ def sft_cmd(
     _emit(state, result, lambda: f"loss {losses[0]:.3f} -> {losses[-1]:.3f}; model in {folder}\n{result['serve']}")
 
 
+def _judge_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """--judge-url / --judge-model / --judge-weight: the step-level teacher judge on an OpenAI-compatible URL."""
+    for option in reversed([
+        click.option("--judge-url", default=None, help="OpenAI-compatible URL of a teacher that judges each step."),
+        click.option("--judge-model", default=None, help="The judge's model name at --judge-url."),
+        click.option("--judge-weight", type=float, default=0.5, show_default=True, help="Weight of its score."),
+    ]):  # fmt: skip
+        command = option(command)
+    return command
+
+
+def _judge(url: str | None, model: str | None) -> Any:
+    """The step-level judge over ``model`` at ``url``, or None when neither is given."""
+    if url is None and model is None:
+        return None
+    if url is None or model is None:
+        raise click.UsageError("the step-level judge needs both --judge-url and --judge-model")
+    from memscribe.providers.presets import make_chat
+    from memscribe.train.judge import StepJudge
+
+    return StepJudge(make_chat(f"openai-compatible:{model}", base_url=url))
+
+
+def _grpo_report(reward: Any, folder: Path) -> dict[str, Any]:
+    """First- and last-half mean rollout reward, judge failures, and how to serve the exported folder."""
+    from memscribe.train.stages import serving_command
+
+    totals = [float(h["total"]) for h in reward.history]
+    half = max(len(totals) // 2, 1)
+    first, last = sum(totals[:half]) / half, sum(totals[-half:]) / half
+    result = {"reward_first_half": first, "reward_last_half": last, "rollouts": len(totals), "model": str(folder),
+              "serve": serving_command(folder)}  # fmt: skip
+    if reward.judge is not None:
+        result["judge_failures"] = reward.judge.failures
+        judged = [float(h["judge"]) for h in reward.history if "judge" in h]
+        result["judge_mean"] = sum(judged) / len(judged) if judged else None
+    return result
+
+
 @train_group.command("grpo")
 @click.option("--model", required=True, help="A Hugging Face folder (e.g. the output of train sft).")
 @click.option("--gguf", default=None, help="GGUF file name inside --model.")
@@ -133,14 +172,18 @@ def sft_cmd(
 @click.option("--max-completion-length", type=click.IntRange(min=1), default=256, show_default=True)
 @click.option("--horizon", type=click.IntRange(min=0), default=1, show_default=True, help="Chunks replayed.")
 @click.option("--lora-rank", type=click.IntRange(min=0), default=8, show_default=True, help="0: full fine-tune.")
+@click.option("--carry", is_flag=True, help="Start chunk k+1's rollouts from the bank the policy wrote at chunk k.")
+@_judge_options
 @click.pass_obj
 def grpo_cmd(
     state: CliState, model: str, gguf: str | None, data_path: Path, out_dir: Path, steps: int, lr: float,
-    generations: int, max_completion_length: int, horizon: int, lora_rank: int,
+    generations: int, max_completion_length: int, horizon: int, lora_rank: int, carry: bool,
+    judge_url: str | None, judge_model: str | None, judge_weight: float,
 ) -> None:  # fmt: skip
     """Stage 2: GRPO with the memory environment's rewards; exports a merged HF folder."""
+    judge = _judge(judge_url, judge_model)
     from memscribe.train.dataset import read_rows
-    from memscribe.train.stages import export, grpo, lora, serving_command
+    from memscribe.train.stages import export, grpo, lora
 
     network, tokenizer = _load(model, gguf)
     if lora_rank:
@@ -148,14 +191,66 @@ def grpo_cmd(
     reward = grpo(
         network, tokenizer, read_rows(data_path, "rl"), out_dir / "run", steps=steps, lr=lr,
         generations=generations, max_completion_length=max_completion_length, horizon=horizon,
+        judge=judge, judge_weight=judge_weight, carry=carry,
     )  # fmt: skip
-    folder = export(network, tokenizer, out_dir / "model")
-    totals = [float(h["total"]) for h in reward.history]
-    half = max(len(totals) // 2, 1)
-    first, last = sum(totals[:half]) / half, sum(totals[-half:]) / half
-    result = {"reward_first_half": first, "reward_last_half": last, "model": str(folder),
-              "serve": serving_command(folder)}  # fmt: skip
-    _emit(state, result, lambda: f"reward {first:.3f} -> {last:.3f}; model in {folder}\n{result['serve']}")
+    result = _grpo_report(reward, export(network, tokenizer, out_dir / "model"))
+    _emit(state, result, lambda: f"reward {result['reward_first_half']:.3f} -> {result['reward_last_half']:.3f}; "
+          f"model in {result['model']}\n{result['serve']}")  # fmt: skip
+
+
+@train_group.command("distill")
+@click.option("--model", required=True, help="The student: a Hugging Face folder, or a GGUF's folder.")
+@click.option("--gguf", default=None, help="GGUF file name inside --model.")
+@click.option("--teacher", default=None, help="Token level: the teacher's folder (it must share the tokenizer).")
+@click.option("--teacher-gguf", default=None, help="GGUF file name inside --teacher.")
+@_judge_options
+@click.option("--data", "data_path", type=click.Path(dir_okay=False, path_type=Path), required=True, help="rl.jsonl")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), required=True)
+@click.option("--steps", type=click.IntRange(min=1), default=20, show_default=True)
+@click.option("--lr", type=float, default=1e-4, show_default=True)
+@click.option("--generations", type=click.IntRange(min=2), default=4, show_default=True, help="Step level.")
+@click.option("--max-completion-length", type=click.IntRange(min=1), default=256, show_default=True)
+@click.option("--lora-rank", type=click.IntRange(min=0), default=8, show_default=True, help="0: full fine-tune.")
+@click.pass_obj
+def distill_cmd(
+    state: CliState, model: str, gguf: str | None, teacher: str | None, teacher_gguf: str | None,
+    judge_url: str | None, judge_model: str | None, judge_weight: float, data_path: Path, out_dir: Path,
+    steps: int, lr: float, generations: int, max_completion_length: int, lora_rank: int,
+) -> None:  # fmt: skip
+    """Stage 1, on-policy distillation: token level towards --teacher (same tokenizer), or step level with a
+    teacher judging each operation (--judge-url/--judge-model)."""
+    judge = _judge(judge_url, judge_model)
+    if (teacher is None) == (judge is None):
+        raise click.UsageError("give --teacher (token level) or --judge-url and --judge-model (step level)")
+    from memscribe.train.dataset import read_rows
+    from memscribe.train.stages import distill, export, grpo, lora, same_tokenizer, serving_command
+
+    rows = read_rows(data_path, "rl")
+    network, tokenizer = _load(model, gguf)
+    teacher_model: Any = None
+    if teacher is not None:
+        teacher_model, teacher_tokenizer = _load(teacher, teacher_gguf)
+        if not same_tokenizer(tokenizer, teacher_tokenizer):
+            raise click.UsageError("teacher and student tokenizers differ: token-level distillation needs one "
+                                   "vocabulary; judge each step instead (--judge-url/--judge-model)")  # fmt: skip
+    if lora_rank:
+        network = lora(network, rank=lora_rank, alpha=2 * lora_rank)
+    if teacher_model is not None:
+        losses = distill(network, teacher_model, tokenizer, rows, out_dir / "run", steps=steps, lr=lr,
+                         max_completion_length=max_completion_length)  # fmt: skip
+        folder = export(network, tokenizer, out_dir / "model")
+        result: dict[str, Any] = {"level": "token", "losses": losses, "model": str(folder),
+                                  "serve": serving_command(folder)}  # fmt: skip
+        text = f"token-level distillation: loss {losses[0]:.3f} -> {losses[-1]:.3f}; model in {folder}"
+    else:
+        reward = grpo(network, tokenizer, rows, out_dir / "run", steps=steps, lr=lr, generations=generations,
+                      max_completion_length=max_completion_length, judge=judge, judge_weight=judge_weight,
+                      env_weight=0.0)  # fmt: skip
+        result = {"level": "step", **_grpo_report(reward, export(network, tokenizer, out_dir / "model"))}
+        text = (f"step-level distillation: judge reward {result['reward_first_half']:.3f} -> "
+                f"{result['reward_last_half']:.3f} ({result['judge_failures']} judge failures); model in "
+                f"{result['model']}")  # fmt: skip
+    _emit(state, result, lambda: f"{text}\n{result['serve']}")
 
 
 def _tiny_loader() -> Callable[[], tuple[Any, Any]]:
