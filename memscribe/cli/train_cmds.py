@@ -418,11 +418,13 @@ def serve_cmd(model: str, gguf: str | None, name: str, host: str, port: int, max
 @click.option("--port", type=click.IntRange(min=0, max=65535), default=18082, show_default=True)
 @click.option("--max-new-tokens", type=click.IntRange(min=1), default=256, show_default=True)
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), default=None, help="JSON report.")
+@click.option("--prompt-style", type=click.Choice(["full", "compact"]), default="full", show_default=True,
+              help="The held-out pro requests' system prompt (compact for a model trained on it).")  # fmt: skip
 @click.pass_obj
 def eval_cmd(
     state: CliState, model: str, gguf: str | None, base: str, base_gguf: str | None, url: str | None,
     provider: str, scenarios: int, seed: int, chunks: int, natural: Path | None, natural_scenarios: int, port: int,
-    max_new_tokens: int, out_path: Path | None,
+    max_new_tokens: int, out_path: Path | None, prompt_style: str,
 ) -> None:  # fmt: skip
     """The trained model as the pro writer beside its untrained base, both served, in one run."""
     import contextlib
@@ -441,7 +443,7 @@ def eval_cmd(
     with endpoint as served_at:
         report["served_at"] = served_at
         _eval_runs(report, served_at, names, _EvalPlan(scenarios, seed, chunks, natural, natural_scenarios,
-                   provider, max_new_tokens, out_path))  # fmt: skip
+                   provider, max_new_tokens, out_path, prompt_style))  # fmt: skip
     _emit(state, report, lambda: eval_table(report))
 
 
@@ -455,6 +457,7 @@ class _EvalPlan:
     provider: str
     max_new_tokens: int
     out_path: Path | None
+    prompt_style: str = "full"
 
 
 def _eval_runs(report: dict[str, Any], url: str, names: dict[str, str], plan: _EvalPlan) -> None:
@@ -467,7 +470,8 @@ def _eval_runs(report: dict[str, Any], url: str, names: dict[str, str], plan: _E
         click.echo(line, err=True)
 
     with tempfile.TemporaryDirectory(prefix="memscribe-train-eval-") as tmp:
-        rows = held_out_rows(plan.scenarios, plan.seed, Path(tmp) / "data", chunks=plan.chunks)
+        rows = held_out_rows(plan.scenarios, plan.seed, Path(tmp) / "data", chunks=plan.chunks,
+                             prompt_style=plan.prompt_style)  # fmt: skip
         for role in ("base", "trained"):
             name, clock = names[role], time.monotonic()
             held = eval_chunks(url, name, rows, Path(tmp) / "env" / role, max_tokens=plan.max_new_tokens, progress=say)
