@@ -81,7 +81,7 @@ def evaluate(
     the first answers themselves (``samples``)."""
     scorer = EnvReward(workdir)
     model.eval()
-    samples = []
+    samples: list[str] = []
     for row in rows:
         text = generate_answer(model, tokenizer, row["prompt"], max_new_tokens=max_new_tokens)
         scorer([row["prompt"]], [text], scenario=[row["scenario"]], chunk=[row["chunk"]])
