@@ -6,26 +6,16 @@ TRL and peft when run, so ``memscribe --help`` works without them.
 
 from __future__ import annotations
 
-import json
-import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import click
 
-from memscribe.cli.output import dump_json
 from memscribe.cli.state import CliState
+from memscribe.cli.train_serving_cmds import emit, eval_cmd, load_model, serve_cmd
 
 __all__ = ["register", "train_group"]
-
-
-def _emit(state: CliState, data: dict[str, Any], text: Callable[[], str]) -> None:
-    if state.json:
-        dump_json(data)
-    else:
-        click.echo(text())
 
 
 @click.group("train")
@@ -41,34 +31,54 @@ def train_group() -> None:
 @click.option("--teacher-base-url", default=None, help="OpenAI-compatible URL of the teacher.")
 @click.option("--protocol", "protocols", default="pro", show_default=True,
               help="Comma-separated writer protocols of the rows: pro, mem0, hy.")  # fmt: skip
+@click.option("--store", "store_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Export an existing store's journal instead of generated scenarios (pro rows).")  # fmt: skip
+@click.option("--prompt-style", type=click.Choice(["full", "compact"]), default="full", show_default=True,
+              help="The pro request's system prompt: compact is the short one for small models.")  # fmt: skip
 @click.pass_obj
 def export_cmd(
     state: CliState, out_dir: Path, scenarios: int, seed: int, teacher: str | None, teacher_base_url: str | None,
-    protocols: str,
+    protocols: str, store_path: Path | None, prompt_style: str,
 ) -> None:  # fmt: skip
-    """Write sft.jsonl and rl.jsonl (schema memscribe-train/1) from a writer's runs on generated scenarios."""
-    from memscribe.bench.scenarios import generate_scenarios
+    """Write sft.jsonl and rl.jsonl (schema memscribe-train/1) from a writer's runs on generated scenarios,
+    or from the journal of an existing store (--store)."""
     from memscribe.train.dataset import SCHEMA, export_rows, write_rows
 
+    if store_path is not None:
+        _export_store(state, store_path, out_dir, prompt_style)
+        return
     chat: Any = None
     if teacher is not None:
         from memscribe.providers.presets import make_chat
 
         chat = make_chat(teacher, base_url=teacher_base_url)
+    from memscribe.bench.scenarios import generate_scenarios
     from memscribe.train.protocols import check_protocols
 
     chosen = check_protocols([p.strip() for p in protocols.split(",") if p.strip()])
     rows = export_rows(generate_scenarios(scenarios, seed), out_dir / "work", writer=chat,
-                       writer_name=teacher or "scripted-lite", protocols=chosen)  # fmt: skip
+                       writer_name=teacher or "scripted-lite", protocols=chosen,
+                       prompt_style=prompt_style)  # fmt: skip
     counts = write_rows(rows, out_dir)
     result = {"schema": SCHEMA, "out": str(out_dir), "protocols": list(chosen), **counts}
-    _emit(state, result, lambda: f"wrote {counts['sft']} sft and {counts['rl']} rl rows ({SCHEMA}) to {out_dir}")
+    emit(state, result, lambda: f"wrote {counts['sft']} sft and {counts['rl']} rl rows ({SCHEMA}) to {out_dir}")
 
 
-def _load(model: str, gguf: str | None) -> tuple[Any, Any]:
-    from memscribe.train.stages import load_model
+def _export_store(state: CliState, store_path: Path, out_dir: Path, prompt_style: str) -> None:
+    """``train export --store``: the rows of every written episode in the store's journal."""
+    from memscribe.train.dataset import SCHEMA, write_rows
+    from memscribe.train.journal import JournalExport, journal_rows
 
-    return load_model(model, gguf)
+    report = JournalExport()
+    try:
+        counts = write_rows(journal_rows(store_path, report=report, prompt_style=prompt_style), out_dir)
+    except (FileNotFoundError, ValueError) as error:
+        raise click.ClickException(str(error)) from None
+    result = {"schema": SCHEMA, "out": str(out_dir), "protocols": ["pro"], **counts, "store": report.as_dict()}
+    emit(state, result, lambda: f"wrote {counts['sft']} sft and {counts['rl']} rl rows ({SCHEMA}) to {out_dir} "
+          f"from {report.episodes} episodes of {store_path} (writers {report.writers}; left out: "
+          f"{report.skipped} unwritten episodes, {report.rejected} rejected and {report.untargeted} untargeted "
+          "operations)")  # fmt: skip
 
 
 @train_group.command("sft")
@@ -87,13 +97,52 @@ def sft_cmd(
     from memscribe.train.dataset import read_rows
     from memscribe.train.stages import export, lora, serving_command, sft
 
-    network, tokenizer = _load(model, gguf)
+    network, tokenizer = load_model(model, gguf)
     if lora_rank:
         network = lora(network, rank=lora_rank, alpha=2 * lora_rank)
     losses = sft(network, tokenizer, read_rows(data_path, "sft"), out_dir / "run", steps=steps, lr=lr)
     folder = export(network, tokenizer, out_dir / "model")
     result = {"losses": losses, "model": str(folder), "serve": serving_command(folder)}
-    _emit(state, result, lambda: f"loss {losses[0]:.3f} -> {losses[-1]:.3f}; model in {folder}\n{result['serve']}")
+    emit(state, result, lambda: f"loss {losses[0]:.3f} -> {losses[-1]:.3f}; model in {folder}\n{result['serve']}")
+
+
+def _judge_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """--judge-url / --judge-model / --judge-weight: the step-level teacher judge on an OpenAI-compatible URL."""
+    for option in reversed([
+        click.option("--judge-url", default=None, help="OpenAI-compatible URL of a teacher that judges each step."),
+        click.option("--judge-model", default=None, help="The judge's model name at --judge-url."),
+        click.option("--judge-weight", type=float, default=0.5, show_default=True, help="Weight of its score."),
+    ]):  # fmt: skip
+        command = option(command)
+    return command
+
+
+def _judge(url: str | None, model: str | None) -> Any:
+    """The step-level judge over ``model`` at ``url``, or None when neither is given."""
+    if url is None and model is None:
+        return None
+    if url is None or model is None:
+        raise click.UsageError("the step-level judge needs both --judge-url and --judge-model")
+    from memscribe.providers.presets import make_chat
+    from memscribe.train.judge import StepJudge
+
+    return StepJudge(make_chat(f"openai-compatible:{model}", base_url=url))
+
+
+def _grpo_report(reward: Any, folder: Path) -> dict[str, Any]:
+    """First- and last-half mean rollout reward, judge failures, and how to serve the exported folder."""
+    from memscribe.train.stages import serving_command
+
+    totals = [float(h["total"]) for h in reward.history]
+    half = max(len(totals) // 2, 1)
+    first, last = sum(totals[:half]) / half, sum(totals[-half:]) / half
+    result = {"reward_first_half": first, "reward_last_half": last, "rollouts": len(totals), "model": str(folder),
+              "serve": serving_command(folder)}  # fmt: skip
+    if reward.judge is not None:
+        result["judge_failures"] = reward.judge.failures
+        judged = [float(h["judge"]) for h in reward.history if "judge" in h]
+        result["judge_mean"] = sum(judged) / len(judged) if judged else None
+    return result
 
 
 @train_group.command("grpo")
@@ -107,29 +156,85 @@ def sft_cmd(
 @click.option("--max-completion-length", type=click.IntRange(min=1), default=256, show_default=True)
 @click.option("--horizon", type=click.IntRange(min=0), default=1, show_default=True, help="Chunks replayed.")
 @click.option("--lora-rank", type=click.IntRange(min=0), default=8, show_default=True, help="0: full fine-tune.")
+@click.option("--carry", is_flag=True, help="Start chunk k+1's rollouts from the bank the policy wrote at chunk k.")
+@_judge_options
 @click.pass_obj
 def grpo_cmd(
     state: CliState, model: str, gguf: str | None, data_path: Path, out_dir: Path, steps: int, lr: float,
-    generations: int, max_completion_length: int, horizon: int, lora_rank: int,
+    generations: int, max_completion_length: int, horizon: int, lora_rank: int, carry: bool,
+    judge_url: str | None, judge_model: str | None, judge_weight: float,
 ) -> None:  # fmt: skip
     """Stage 2: GRPO with the memory environment's rewards; exports a merged HF folder."""
+    judge = _judge(judge_url, judge_model)
     from memscribe.train.dataset import read_rows
-    from memscribe.train.stages import export, grpo, lora, serving_command
+    from memscribe.train.stages import export, grpo, lora
 
-    network, tokenizer = _load(model, gguf)
+    network, tokenizer = load_model(model, gguf)
     if lora_rank:
         network = lora(network, rank=lora_rank, alpha=2 * lora_rank)
     reward = grpo(
         network, tokenizer, read_rows(data_path, "rl"), out_dir / "run", steps=steps, lr=lr,
         generations=generations, max_completion_length=max_completion_length, horizon=horizon,
+        judge=judge, judge_weight=judge_weight, carry=carry,
     )  # fmt: skip
-    folder = export(network, tokenizer, out_dir / "model")
-    totals = [float(h["total"]) for h in reward.history]
-    half = max(len(totals) // 2, 1)
-    first, last = sum(totals[:half]) / half, sum(totals[-half:]) / half
-    result = {"reward_first_half": first, "reward_last_half": last, "model": str(folder),
-              "serve": serving_command(folder)}  # fmt: skip
-    _emit(state, result, lambda: f"reward {first:.3f} -> {last:.3f}; model in {folder}\n{result['serve']}")
+    result = _grpo_report(reward, export(network, tokenizer, out_dir / "model"))
+    emit(state, result, lambda: f"reward {result['reward_first_half']:.3f} -> {result['reward_last_half']:.3f}; "
+          f"model in {result['model']}\n{result['serve']}")  # fmt: skip
+
+
+@train_group.command("distill")
+@click.option("--model", required=True, help="The student: a Hugging Face folder, or a GGUF's folder.")
+@click.option("--gguf", default=None, help="GGUF file name inside --model.")
+@click.option("--teacher", default=None, help="Token level: the teacher's folder (it must share the tokenizer).")
+@click.option("--teacher-gguf", default=None, help="GGUF file name inside --teacher.")
+@_judge_options
+@click.option("--data", "data_path", type=click.Path(dir_okay=False, path_type=Path), required=True, help="rl.jsonl")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), required=True)
+@click.option("--steps", type=click.IntRange(min=1), default=20, show_default=True)
+@click.option("--lr", type=float, default=1e-4, show_default=True)
+@click.option("--generations", type=click.IntRange(min=2), default=4, show_default=True, help="Step level.")
+@click.option("--max-completion-length", type=click.IntRange(min=1), default=256, show_default=True)
+@click.option("--lora-rank", type=click.IntRange(min=0), default=8, show_default=True, help="0: full fine-tune.")
+@click.pass_obj
+def distill_cmd(
+    state: CliState, model: str, gguf: str | None, teacher: str | None, teacher_gguf: str | None,
+    judge_url: str | None, judge_model: str | None, judge_weight: float, data_path: Path, out_dir: Path,
+    steps: int, lr: float, generations: int, max_completion_length: int, lora_rank: int,
+) -> None:  # fmt: skip
+    """Stage 1, on-policy distillation: token level towards --teacher (same tokenizer), or step level with a
+    teacher judging each operation (--judge-url/--judge-model)."""
+    judge = _judge(judge_url, judge_model)
+    if (teacher is None) == (judge is None):
+        raise click.UsageError("give --teacher (token level) or --judge-url and --judge-model (step level)")
+    from memscribe.train.dataset import read_rows
+    from memscribe.train.stages import distill, export, grpo, lora, same_tokenizer, serving_command
+
+    rows = read_rows(data_path, "rl")
+    network, tokenizer = load_model(model, gguf)
+    teacher_model: Any = None
+    if teacher is not None:
+        teacher_model, teacher_tokenizer = load_model(teacher, teacher_gguf)
+        if not same_tokenizer(tokenizer, teacher_tokenizer):
+            raise click.UsageError("teacher and student tokenizers differ: token-level distillation needs one "
+                                   "vocabulary; judge each step instead (--judge-url/--judge-model)")  # fmt: skip
+    if lora_rank:
+        network = lora(network, rank=lora_rank, alpha=2 * lora_rank)
+    if teacher_model is not None:
+        losses = distill(network, teacher_model, tokenizer, rows, out_dir / "run", steps=steps, lr=lr,
+                         max_completion_length=max_completion_length)  # fmt: skip
+        folder = export(network, tokenizer, out_dir / "model")
+        result: dict[str, Any] = {"level": "token", "losses": losses, "model": str(folder),
+                                  "serve": serving_command(folder)}  # fmt: skip
+        text = f"token-level distillation: loss {losses[0]:.3f} -> {losses[-1]:.3f}; model in {folder}"
+    else:
+        reward = grpo(network, tokenizer, rows, out_dir / "run", steps=steps, lr=lr, generations=generations,
+                      max_completion_length=max_completion_length, judge=judge, judge_weight=judge_weight,
+                      env_weight=0.0)  # fmt: skip
+        result = {"level": "step", **_grpo_report(reward, export(network, tokenizer, out_dir / "model"))}
+        text = (f"step-level distillation: judge reward {result['reward_first_half']:.3f} -> "
+                f"{result['reward_last_half']:.3f} ({result['judge_failures']} judge failures); model in "
+                f"{result['model']}")  # fmt: skip
+    emit(state, result, lambda: f"{text}\n{result['serve']}")
 
 
 def _tiny_loader() -> Callable[[], tuple[Any, Any]]:
@@ -159,26 +264,36 @@ def _tiny_loader() -> Callable[[], tuple[Any, Any]]:
 @click.option("--generations", type=click.IntRange(min=2), default=2, show_default=True)
 @click.option("--max-new-tokens", type=click.IntRange(min=1), default=256, show_default=True)
 @click.option("--lora-rank", type=click.IntRange(min=0), default=None, help="Default: 8, or 0 with --tiny.")
+@click.option("--prompt-style", type=click.Choice(["full", "compact"]), default="full", show_default=True,
+              help="The pro request's system prompt (compact: the short one for small models).")  # fmt: skip
+@click.option("--held-out-seed", type=int, default=202, show_default=True,
+              help="Generator seed of the held-out scenarios (another one is a development set).")  # fmt: skip
+@click.option("--resume", is_flag=True, help="Keep the figures in OUT/demo.json; run only the seeds not yet run.")
 @click.pass_obj
 def demo_cmd(
     state: CliState, model: str | None, gguf: str | None, tiny: bool, out_dir: Path, seeds: str,
     train_scenarios: int, eval_scenarios: int, eval_chunks: int, sft_steps: int, grpo_steps: int,
     sft_lr: float, sft_batch: int, grpo_lr: float, generations: int, max_new_tokens: int, lora_rank: int | None,
+    prompt_style: str, held_out_seed: int, resume: bool,
 ) -> None:  # fmt: skip
     """SFT then GRPO on generated scenarios; reward and probe accuracy before/after on held-out ones."""
     if (model is None) == (not tiny):
         raise click.UsageError("give --model (a real model) or --tiny (a smoke run), not both or neither")
     from memscribe.train.demo import DemoConfig, run_demo
 
-    load = _tiny_loader() if tiny else (lambda: _load(str(model), gguf))
+    load = _tiny_loader() if tiny else (lambda: load_model(str(model), gguf))
     config = DemoConfig(
         seeds=tuple(int(s) for s in seeds.split(",") if s.strip()), train_scenarios=train_scenarios,
         eval_scenarios=eval_scenarios, eval_chunks=eval_chunks, sft_steps=sft_steps, grpo_steps=grpo_steps,
         sft_lr=sft_lr, sft_batch=sft_batch, grpo_lr=grpo_lr, generations=generations, max_new_tokens=max_new_tokens,
-        lora_rank=(0 if tiny else 8) if lora_rank is None else lora_rank,
+        lora_rank=(0 if tiny else 8) if lora_rank is None else lora_rank, prompt_style=prompt_style,
+        held_out_seed=held_out_seed,
     )  # fmt: skip
-    result = run_demo(load, out_dir, config, progress=lambda line: click.echo(line, err=True))
-    _emit(state, result, lambda: demo_table(result))
+    try:
+        result = run_demo(load, out_dir, config, progress=lambda line: click.echo(line, err=True), resume=resume)
+    except ValueError as error:
+        raise click.ClickException(str(error)) from None
+    emit(state, result, lambda: demo_table(result))
 
 
 def demo_table(result: dict[str, Any]) -> str:
@@ -196,7 +311,7 @@ def demo_table(result: dict[str, Any]) -> str:
     for k in keys:
         v = result[k]
         lines.append(f"{k}: rise {v['rise']:+.3f}, seed spread {v['spread']:.3f}: {v['verdict']}")
-    lines.append(f"model: {result['model']}")
+    lines.append(f"model: {result.get('model', '(none trained in this run)')}")
     return "\n".join(lines)
 
 
@@ -226,152 +341,12 @@ def export_gguf_cmd(
         script = converter or unpack_converter(llama_cpp_sdist or Path(), Path(tmp))
         written = convert_to_gguf(folder, outfile, converter=script, outtype=outtype)
     result = gguf_summary(written) | {"serve": llama_serving_command(written, port=port)}
-    _emit(state, result, lambda: f"wrote {written} ({result['architecture']}, {result['tensors']} tensors, "
+    emit(state, result, lambda: f"wrote {written} ({result['architecture']}, {result['tensors']} tensors, "
                                  f"{result['bytes'] / 1e6:.1f} MB)\n{result['serve']}")  # fmt: skip
-
-
-@train_group.command("serve")
-@click.option("--model", required=True, help="A Hugging Face folder (e.g. runs/demo/model), or a GGUF's folder.")
-@click.option("--gguf", default=None, help="GGUF file name inside --model.")
-@click.option("--name", default="memscribe-writer", show_default=True, help="The model name clients ask for.")
-@click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", type=click.IntRange(min=0, max=65535), default=18082, show_default=True)
-@click.option("--max-new-tokens", type=click.IntRange(min=1), default=512, show_default=True, help="Answer cap.")
-def serve_cmd(model: str, gguf: str | None, name: str, host: str, port: int, max_new_tokens: int) -> None:
-    """Serve a model as an OpenAI-compatible endpoint over transformers (greedy; for the pro writer)."""
-    from memscribe.train.serve import LocalModels, serve
-
-    server = serve(LocalModels({name: _load(model, gguf)}, max_new_tokens=max_new_tokens), host=host, port=port)
-    url = f"http://{host}:{server.server_address[1]}/v1"
-    click.echo(f"serving {name} at {url}\nuse: memscribe --writer pro --llm openai-compatible:{name} "
-               f"--llm-base-url {url} ...", err=True)  # fmt: skip
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
-
-
-@train_group.command("eval")
-@click.option(
-    "--model",
-    required=True,
-    help="The trained model: a Hugging Face folder, or with --url the name the server serves it as.",
-)
-@click.option("--gguf", default=None, help="GGUF file name inside --model, when it is one.")
-@click.option(
-    "--base",
-    required=True,
-    help="The untrained base: a Hugging Face folder or a GGUF's folder, or with --url its served name.",
-)
-@click.option("--base-gguf", default=None, help="GGUF file name inside --base.")
-@click.option(
-    "--url",
-    default=None,
-    help="A running OpenAI-compatible server (e.g. llama.cpp) serving both models: nothing is loaded.",
-)
-@click.option(
-    "--provider",
-    type=click.Choice(["openai-compatible", "llamacpp", "vllm", "sglang"]),
-    default="openai-compatible",
-    show_default=True,
-    help="Preset of the natural run's pro writer.",
-)
-@click.option("--scenarios", type=click.IntRange(min=1), default=2, show_default=True, help="Held-out generated.")
-@click.option("--seed", type=int, default=202, show_default=True, help="Generator seed (the demo holds out 202).")
-@click.option("--chunks", type=click.IntRange(min=0), default=0, show_default=True, help="First N chunks; 0: all.")
-@click.option("--natural", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
-              help="Also run the shipped pro writer on a subset of this natural-scenario JSONL file.")  # fmt: skip
-@click.option("--natural-scenarios", type=click.IntRange(min=1), default=3, show_default=True)
-@click.option("--port", type=click.IntRange(min=0, max=65535), default=18082, show_default=True)
-@click.option("--max-new-tokens", type=click.IntRange(min=1), default=256, show_default=True)
-@click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), default=None, help="JSON report.")
-@click.pass_obj
-def eval_cmd(
-    state: CliState, model: str, gguf: str | None, base: str, base_gguf: str | None, url: str | None,
-    provider: str, scenarios: int, seed: int, chunks: int, natural: Path | None, natural_scenarios: int, port: int,
-    max_new_tokens: int, out_path: Path | None,
-) -> None:  # fmt: skip
-    """The trained model as the pro writer beside its untrained base, both served, in one run."""
-    import contextlib
-
-    from memscribe.train.serve import LocalModels, serving
-
-    names = {"base": base, "trained": model}
-    report: dict[str, Any] = {"model": model, "base": base, "seed": seed, "scenarios": scenarios, "runs": {}}
-    if url is None:
-        models = LocalModels({"trained": _load(model, gguf), "base": _load(base, base_gguf)},
-                             max_new_tokens=max_new_tokens)  # fmt: skip
-        names = {"base": "base", "trained": "trained"}
-        endpoint: Any = serving(models, port=port)
-    else:
-        endpoint = contextlib.nullcontext(url)
-    with endpoint as served_at:
-        report["served_at"] = served_at
-        _eval_runs(report, served_at, names, _EvalPlan(scenarios, seed, chunks, natural, natural_scenarios,
-                   provider, max_new_tokens, out_path))  # fmt: skip
-    _emit(state, report, lambda: eval_table(report))
-
-
-@dataclass(frozen=True)
-class _EvalPlan:
-    scenarios: int
-    seed: int
-    chunks: int
-    natural: Path | None
-    natural_scenarios: int
-    provider: str
-    max_new_tokens: int
-    out_path: Path | None
-
-
-def _eval_runs(report: dict[str, Any], url: str, names: dict[str, str], plan: _EvalPlan) -> None:
-    """Base, then trained: held-out chunks and the optional natural subset, the report saved after each."""
-    import tempfile
-
-    from memscribe.train.evaluate import eval_chunks, eval_natural, held_out_rows
-
-    def say(line: str) -> None:
-        click.echo(line, err=True)
-
-    with tempfile.TemporaryDirectory(prefix="memscribe-train-eval-") as tmp:
-        rows = held_out_rows(plan.scenarios, plan.seed, Path(tmp) / "data", chunks=plan.chunks)
-        for role in ("base", "trained"):
-            name, clock = names[role], time.monotonic()
-            held = eval_chunks(url, name, rows, Path(tmp) / "env" / role, max_tokens=plan.max_new_tokens, progress=say)
-            run: dict[str, Any] = {"served_as": name, "held_out": held}
-            run["held_out_s"] = round(time.monotonic() - clock, 1)
-            if plan.natural is not None:
-                clock = time.monotonic()
-                run["natural"] = eval_natural(url, name, plan.natural, plan.natural_scenarios,
-                                              Path(tmp) / f"nat-{role}", provider=plan.provider)  # fmt: skip
-                run["natural_s"] = round(time.monotonic() - clock, 1)
-                say(f"{role}: natural {run['natural']}")
-            report["runs"][role] = run
-            if plan.out_path is not None:
-                plan.out_path.parent.mkdir(parents=True, exist_ok=True)
-                plan.out_path.write_text(json.dumps(report, indent=1), encoding="utf-8")
-
-
-def eval_table(report: dict[str, Any]) -> str:
-    """Base and trained side by side, in Markdown."""
-    runs = report["runs"]
-    names = list(runs)
-    lines = ["| metric | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
-    keys = ("reward", "probe_accuracy", "format_valid", "over_storage", "stale", "wrong_supersede", "attributed")
-    first = runs[names[0]]["held_out"]
-    lines.append("| held-out chunks | " + " | ".join(str(runs[n]["held_out"]["chunks"]) for n in names) + " |")
-    for key in keys:
-        if key in first:
-            lines.append(f"| {key} | " + " | ".join(f"{runs[n]['held_out'][key]:.3f}" for n in names) + " |")
-    if "natural" in runs[names[0]]:
-        for key in ("accuracy", "stale_top1", "wrong_supersedes", "calls_per_add", "s_per_add", "add_errors"):
-            cells = " | ".join(str(runs[n]["natural"].get(key, "—")) for n in names)
-            lines.append(f"| natural {key} | {cells} |")
-    return "\n".join(lines)
 
 
 def register(root: click.Group) -> None:
     """Add ``train`` to the root command group."""
+    train_group.add_command(serve_cmd)
+    train_group.add_command(eval_cmd)
     root.add_command(train_group)

@@ -74,16 +74,19 @@ def export_rows(
     writer_name: str = "scripted-lite",
     compact: bool = False,
     protocols: Sequence[str] = ("pro",),
+    prompt_style: str = "full",
 ) -> Iterator[dict[str, Any]]:
     """SFT and RL rows for every chunk of every scenario in every protocol, written by ``writer`` (default:
     lite via pro; for ``mem0`` and ``hy`` the benchmark's fake model that speaks them). ``compact`` stores each
     pro answer as :func:`compact_answer` (the ``reference`` of RL rows too). With more than one protocol every
-    prompt starts with :func:`protocol_tag`, so one model learns which protocol it is asked to speak."""
+    prompt starts with :func:`protocol_tag`, so one model learns which protocol it is asked to speak.
+    ``prompt_style="compact"`` writes pro requests with the pro writer's short prompt for small models."""
     chosen = check_protocols(protocols)
     for protocol in chosen:
         for scenario in scenarios:
-            yield from _scenario_rows(scenario, workdir / protocol, writer, writer_name, compact and protocol == "pro",
-                                      protocol, len(chosen) > 1)  # fmt: skip
+            env = MemoryEnv(scenario, workdir / protocol / scenario.scenario_id, reference=writer, protocol=protocol,
+                            prompt_style=prompt_style)  # fmt: skip
+            yield from _scenario_rows(env, writer_name, compact and protocol == "pro", len(chosen) > 1)
 
 
 def protocol_tag(protocol: str) -> str:
@@ -98,11 +101,8 @@ def _prompt(messages: Sequence[dict[str, Any]], protocol: str, tag: bool) -> lis
     return prompt
 
 
-def _scenario_rows(
-    scenario: Scenario, workdir: Path, writer: ChatModel | None, writer_name: str, compact: bool, protocol: str,
-    tag: bool,
-) -> Iterator[dict[str, Any]]:  # fmt: skip
-    env = MemoryEnv(scenario, workdir / scenario.scenario_id, reference=writer, protocol=protocol)
+def _scenario_rows(env: MemoryEnv, writer_name: str, compact: bool, tag: bool) -> Iterator[dict[str, Any]]:
+    scenario, protocol = env.scenario, env.protocol
     data = scenario_dict(scenario)
     for k, step in enumerate(env.steps):
         if not step.messages:

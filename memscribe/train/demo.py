@@ -13,6 +13,7 @@ exported (``out/model``) so the trained writer can be served and benchmarked. Pr
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ __all__ = ["DemoConfig", "evaluate", "generate_answer", "run_demo", "verdict"]
 
 TRAIN_SEED = 101  # scenario generator seeds: training and held-out scenarios never overlap
 HELD_OUT_SEED = 202
+MIN_SEEDS = 3  # a rise counts only against the spread of at least three seeds
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,8 @@ class DemoConfig:
     max_length: int = 1536
     lora_rank: int = 8
     compact: bool = True
+    prompt_style: str = "full"  # "compact": the pro writer's short prompt for small models
+    held_out_seed: int = HELD_OUT_SEED  # another seed gives a development set to size a run on
 
 
 def generate_answer(model: Any, tokenizer: Any, prompt: Sequence[dict[str, Any]], *, max_new_tokens: int) -> str:
@@ -66,36 +70,50 @@ def generate_answer(model: Any, tokenizer: Any, prompt: Sequence[dict[str, Any]]
     return str(tokenizer.decode(out[0, ids.shape[1] :], skip_special_tokens=True))
 
 
+SAMPLES = 2  # greedy answers kept in demo.json per evaluation, so what the model writes can be read
+SAMPLE_CHARS = 600
+
+
 def evaluate(
     model: Any, tokenizer: Any, rows: Sequence[dict[str, Any]], workdir: Path, *, max_new_tokens: int
-) -> dict[str, float]:
-    """Mean total reward, probe accuracy and format validity of the model's greedy answers to ``rows``."""
+) -> dict[str, Any]:
+    """Mean total reward, probe accuracy and format validity of the model's greedy answers to ``rows``, and
+    the first answers themselves (``samples``)."""
     scorer = EnvReward(workdir)
     model.eval()
+    samples: list[str] = []
     for row in rows:
         text = generate_answer(model, tokenizer, row["prompt"], max_new_tokens=max_new_tokens)
         scorer([row["prompt"]], [text], scenario=[row["scenario"]], chunk=[row["chunk"]])
+        if len(samples) < SAMPLES:
+            samples.append(text[:SAMPLE_CHARS])
     model.train()
     n = max(len(scorer.history), 1)
-    return {
+    means: dict[str, Any] = {
         key: round(sum(float(h[name]) for h in scorer.history) / n, 4)
         for key, name in (("reward", "total"), ("probe_accuracy", "probe_accuracy"), ("format_valid", "format_valid"))
     }
+    return means | {"samples": samples}
 
 
 def verdict(before: float, afters: Sequence[float]) -> dict[str, Any]:
     """The mean rise over ``before``, the seed-to-seed spread, and whether the rise counts."""
     spread = round(max(afters) - min(afters), 4)
     rise = round(sum(afters) / len(afters) - before, 4)  # rounded first: equal figures give 0, not 1e-17
+    if len(afters) < MIN_SEEDS:  # one or two seeds say nothing about the spread
+        return {"rise": rise, "spread": spread, "verdict": f"no verdict ({len(afters)} of {MIN_SEEDS} seeds)"}
     counts = rise > 0 and rise > spread
     return {"rise": rise, "spread": spread, "verdict": "improved" if counts else "no effect"}
 
 
 def _data(out: Path, config: DemoConfig) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
-    rows = list(export_rows(generate_scenarios(config.train_scenarios, TRAIN_SEED), out / "train-data",
-                            compact=config.compact))  # fmt: skip
-    held = [r for r in export_rows(generate_scenarios(config.eval_scenarios, HELD_OUT_SEED), out / "eval-data",
-                                   compact=config.compact) if r["kind"] == "rl"]  # fmt: skip
+    if config.held_out_seed == TRAIN_SEED:
+        raise ValueError(f"the held-out seed must differ from the training seed {TRAIN_SEED}")
+    rows = list(export_rows(generate_scenarios(config.train_scenarios, TRAIN_SEED), _fresh(out / "train-data"),
+                            compact=config.compact, prompt_style=config.prompt_style))  # fmt: skip
+    held = [r for r in export_rows(generate_scenarios(config.eval_scenarios, config.held_out_seed),
+                                   _fresh(out / "eval-data"), compact=config.compact, prompt_style=config.prompt_style)
+            if r["kind"] == "rl"]  # fmt: skip
     if config.eval_chunks:
         held = held[: config.eval_chunks]
     return [r for r in rows if r["kind"] == "sft"], [r for r in rows if r["kind"] == "rl"], held
@@ -121,7 +139,7 @@ class _Data:
 def _train_seed(network: Any, tokenizer: Any, data: _Data, out: Path, config: DemoConfig, run: dict[str, Any],
                 progress: Callable[[str], None]) -> None:  # fmt: skip
     """Both stages and the after-figures of one seed, recorded in ``run``."""
-    seed, where = int(run["seed"]), out / f"seed{run['seed']}"
+    seed, where = int(run["seed"]), _fresh(out / f"seed{run['seed']}")
     losses = _timed(run, "sft_s", lambda: sft(network, tokenizer, data.sft, where / "sft", steps=config.sft_steps,
                     lr=config.sft_lr, max_length=config.max_length, batch_size=config.sft_batch,
                     seed=seed))  # fmt: skip
@@ -141,21 +159,30 @@ def run_demo(
     config: DemoConfig = DemoConfig(),
     *,
     progress: Callable[[str], None] = lambda line: None,
+    resume: bool = False,
 ) -> dict[str, Any]:
     """The demo's table: figures before training and per seed after both stages, wall time per stage, and a
-    verdict per figure."""
+    verdict per figure. With ``resume``, the figures already in ``out/demo.json`` (made with the same
+    configuration but its seeds) are kept: the base is not scored again, seeds already run are skipped, and
+    the verdict covers every seed run so far. So one seed per run, in turn, adds up to the whole table."""
     out.mkdir(parents=True, exist_ok=True)
     data = _Data(*_data(out, config))
-    result: dict[str, Any] = {"config": config.__dict__ | {"seeds": list(config.seeds)}, "runs": [],
-                              "held_out_chunks": len(data.held), "train_rows": len(data.sft)}  # fmt: skip
+    result = _previous(out, config) if resume else None
+    if result is None:
+        result = {"config": _config(config), "runs": [], "held_out_chunks": len(data.held),
+                  "train_rows": len(data.sft)}  # fmt: skip
+    done = {int(r["seed"]) for r in result["runs"]}
+    todo = [seed for seed in config.seeds if seed not in done]
+    result["config"]["seeds"] = sorted(done | set(todo))
     timings: dict[str, Any] = {}
     model, tokenizer = _timed(timings, "load_s", load)
-    before = _timed(timings, "eval_s", lambda: evaluate(model, tokenizer, data.held, out / "eval-before",
-                    max_new_tokens=config.max_new_tokens))  # fmt: skip
-    result["before"] = {**before, **timings}
-    _save(out, result, progress, f"before: {result['before']}")
+    if "before" not in result:
+        before = _timed(timings, "eval_s", lambda: evaluate(model, tokenizer, data.held, _fresh(out / "eval-before"),
+                        max_new_tokens=config.max_new_tokens))  # fmt: skip
+        result["before"] = {**before, **timings}
+        _save(out, result, progress, f"before: {result['before']}")
     network: Any = None
-    for seed in config.seeds:
+    for seed in todo:
         run: dict[str, Any] = {"seed": seed}
         if config.lora_rank:
             network = lora(model, rank=config.lora_rank, alpha=2 * config.lora_rank)
@@ -165,13 +192,39 @@ def run_demo(
         _train_seed(network, tokenizer, data, out, config, run, progress)
         result["runs"].append(run)
         _save(out, result, progress, f"seed {seed}: {run}")
-        if config.lora_rank and seed != config.seeds[-1]:
+        if config.lora_rank and seed != todo[-1]:
             model = network.unload()  # the base weights, untouched: the next seed starts from them
-    result["model"] = str(export(network, tokenizer, out / "model"))
+    if network is not None:
+        result["model"] = str(export(network, tokenizer, out / "model"))
     for key in ("reward", "probe_accuracy", "format_valid"):
         result[key] = verdict(result["before"][key], [r["after"][key] for r in result["runs"]])
-    _save(out, result, progress, f"done: model in {result['model']}")
+    _save(out, result, progress, f"done: model in {result.get('model')}")
     return result
+
+
+def _config(config: DemoConfig) -> dict[str, Any]:
+    return config.__dict__ | {"seeds": list(config.seeds)}
+
+
+def _previous(out: Path, config: DemoConfig) -> dict[str, Any] | None:
+    """The results already in ``out/demo.json``, when there are any; another configuration is an error."""
+    path = out / "demo.json"
+    if not path.exists():
+        return None
+    result: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    ours, theirs = _config(config), dict(result.get("config", {}))
+    differ = sorted(k for k in ours.keys() | theirs.keys() if k != "seeds" and ours.get(k) != theirs.get(k))
+    if differ:
+        raise ValueError(f"{path} was made with another configuration ({', '.join(differ)} differ): "
+                         "use another --out, or the same settings")  # fmt: skip
+    result["runs"] = [r for r in result.get("runs", []) if "after" in r]  # an interrupted seed runs again
+    return result
+
+
+def _fresh(path: Path) -> Path:
+    """``path`` emptied: a workdir of an interrupted run must not add its stores to a new one's."""
+    shutil.rmtree(path, ignore_errors=True)
+    return path
 
 
 def _save(out: Path, result: dict[str, Any], progress: Callable[[str], None], line: str) -> None:

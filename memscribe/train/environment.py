@@ -85,8 +85,10 @@ class MemoryEnv:
         embedder: str = "hash",
         protocol: str = "pro",
         carry: bool = False,
+        prompt_style: str = "full",
     ) -> None:
         self.protocol = check_protocols([protocol])[0]
+        self.prompt_style = prompt_style
         self.carry = carry
         self.scenario = scenario
         self.workdir = Path(workdir)
@@ -196,7 +198,7 @@ class MemoryEnv:
         return ChunkReward(
             probe_accuracy=accuracy,
             format_valid=_format_score(operations, rejected),
-            over_storage=max(0.0, len(after) / max(self._facts_known(k), 1) - 1.0),
+            over_storage=_over_storage(len(after), self._facts_known(k)),
             stale=stale,
             wrong_supersede=_lost_values(chunk, before, after),
             attributed=attributed,
@@ -237,7 +239,7 @@ class MemoryEnv:
         from memscribe import Memory
 
         # The rollout is judged as written: no lite rules fill in for unusable text.
-        writer = protocol_writer(self.protocol, chat)
+        writer = protocol_writer(self.protocol, chat, prompt_style=self.prompt_style)
         clock = FrozenClock(self.scenario.chunks[0].timestamp if self.scenario.chunks else None)
         memory = Memory(path, writer=writer, embedder=self.embedder, clock=clock)
         try:
@@ -274,6 +276,11 @@ def _listed(value: Any) -> list[dict[str, Any]] | None:
         return None
     lists = [v for v in value.values() if isinstance(v, list)]
     return [dict(item) for item in lists[0] if isinstance(item, dict)] if lists else None
+
+
+def _over_storage(memories: int, facts: int) -> float:
+    """Active memories per known fact, above 1; 0 while no probe has stated a fact (nothing to compare)."""
+    return max(0.0, memories / facts - 1.0) if facts else 0.0
 
 
 def _format_score(operations: list[dict[str, Any]] | None, rejected: int) -> float:

@@ -28,9 +28,14 @@ __all__ = ["TERMS", "ask", "eval_chunks", "eval_natural", "held_out_rows"]
 TERMS = ("probe_accuracy", "format_valid", "over_storage", "stale", "wrong_supersede", "attributed")
 
 
-def held_out_rows(count: int, seed: int, workdir: Path, *, chunks: int = 0) -> list[dict[str, Any]]:
-    """The RL rows (pro request, scenario, chunk) of ``count`` generated scenarios; the first ``chunks`` if set."""
-    rows = [r for r in export_rows(generate_scenarios(count, seed), workdir) if r["kind"] == "rl"]
+def held_out_rows(
+    count: int, seed: int, workdir: Path, *, chunks: int = 0, prompt_style: str = "full"
+) -> list[dict[str, Any]]:
+    """The RL rows (pro request, scenario, chunk) of ``count`` generated scenarios; the first ``chunks`` if set.
+    ``prompt_style="compact"`` sends the pro writer's short prompt (for a model trained on it)."""
+    rows = [
+        r for r in export_rows(generate_scenarios(count, seed), workdir, prompt_style=prompt_style) if r["kind"] == "rl"
+    ]
     return rows[:chunks] if chunks else rows
 
 

@@ -40,10 +40,12 @@ def writer_name(protocol: str) -> str:
     return _WRITERS[protocol]
 
 
-def protocol_writer(protocol: str, chat: ChatModel) -> Writer:
-    """The writer of ``protocol`` over ``chat``, judged as written (no lite fallback, no chunk splitting)."""
+def protocol_writer(protocol: str, chat: ChatModel, *, prompt_style: str = "full") -> Writer:
+    """The writer of ``protocol`` over ``chat``, judged as written (no lite fallback, no chunk splitting);
+    ``prompt_style="compact"`` gives ``pro`` its short prompt for small models."""
     if protocol == "pro":
-        return make_llm_writer("pro", chat, max_messages=10_000, max_chunk_tokens=1_000_000, fallback=False)
+        return make_llm_writer("pro", chat, max_messages=10_000, max_chunk_tokens=1_000_000, fallback=False,
+                               prompt=prompt_style)  # fmt: skip
     return make_llm_writer(writer_name(protocol), chat)
 
 

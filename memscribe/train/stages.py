@@ -45,6 +45,7 @@ __all__ = [
     "grpo",
     "load_model",
     "lora",
+    "same_tokenizer",
     "serving_command",
     "sft",
 ]
@@ -164,6 +165,11 @@ def distill(
     return _losses(trainer)
 
 
+def same_tokenizer(first: PreTrainedTokenizerBase, second: PreTrainedTokenizerBase) -> bool:
+    """Whether two tokenizers map every token to the same id (token-level distillation needs it)."""
+    return bool(first.get_vocab() == second.get_vocab())
+
+
 class EnvReward:
     """A GRPO reward function: each completion's total reward from its scenario's :class:`MemoryEnv`.
 
@@ -176,9 +182,10 @@ class EnvReward:
 
     def __init__(
         self, workdir: Path, *, horizon: int = 1, weights: RewardWeights | None = None, judge: StepJudge | None = None,
-        judge_weight: float = 0.5, carry: bool = False,
+        judge_weight: float = 0.5, carry: bool = False, env_weight: float = 1.0,
     ) -> None:  # fmt: skip
         self.workdir = workdir
+        self.env_weight = env_weight
         self.carry = carry
         self.horizon = horizon
         self.weights = weights or RewardWeights()
@@ -212,7 +219,7 @@ class EnvReward:
         for prompt, completion, data, k, name in zip(prompts, completions, scenario, chunk, names, strict=True):
             env, text = self.env(data, str(name)), _text(completion)
             reward = env.step(int(k), text)
-            entry, total = reward.as_dict(self.weights), reward.total(self.weights)
+            entry, total = reward.as_dict(self.weights), self.env_weight * reward.total(self.weights)
             if self.judge is not None:
                 judgement = self.judge.judge(_messages(prompt), env.operations(int(k), text))
                 self.judgements.append(judgement)
@@ -220,7 +227,7 @@ class EnvReward:
                 if judgement.score is not None:
                     entry["judge"] = round(judgement.score, 6)
                     total += self.judge_weight * judgement.score
-                entry["total"] = round(total, 6)
+            entry["total"] = round(total, 6)
             self.history.append(entry)
             rewards.append(total)
         return rewards
@@ -253,16 +260,20 @@ def grpo(
     horizon: int = 1,
     seed: int = 0,
     judge: StepJudge | None = None,
+    judge_weight: float = 0.5,
     carry: bool = False,
+    env_weight: float = 1.0,
 ) -> EnvReward:
     """Stage 2 on ``rl`` rows; returns the reward function, whose ``history`` holds every scored rollout.
-    ``judge`` adds the step-level teacher judge's term (:class:`EnvReward`)."""
+    ``judge`` adds the step-level teacher judge's term, ``carry`` carries policy-written banks across
+    chunks, and ``env_weight=0`` leaves the judge's score alone as the reward (:class:`EnvReward`)."""
     data = [
         {"prompt": r["prompt"], "scenario": json.dumps(r["scenario"]), "chunk": r["chunk"],
          "protocol": r.get("protocol", "pro")}
         for r in rows
     ]  # fmt: skip
-    reward = EnvReward(out_dir / "env", horizon=horizon, judge=judge, carry=carry)
+    reward = EnvReward(out_dir / "env", horizon=horizon, judge=judge, judge_weight=judge_weight, carry=carry,
+                       env_weight=env_weight)  # fmt: skip
     config = {"num_generations": generations, "max_completion_length": max_completion_length, "temperature": 1.0,
               "beta": 0.0}  # fmt: skip
     _run_trainer(GRPOTrainer, GRPOConfig, out_dir, data, steps=steps, lr=lr, seed=seed, batch_size=generations,

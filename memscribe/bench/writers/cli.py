@@ -71,21 +71,62 @@ def _model_name(fake: bool) -> str | None:
 @click.option("--seed", default=7, show_default=True, help="Seed for bootstrap intervals.")
 @click.option("-o", "--output", type=click.Path(path_type=Path), default=Path(".bench/writers.json"))
 @click.option("--plots/--no-plots", default=True, help="PNG plots beside the report (needs matplotlib).")
+@click.option(
+    "--writer-llm",
+    "writer_llms",
+    multiple=True,
+    help="LABEL=PROVIDER:MODEL: the model a writer named WRITER@LABEL (e.g. pro@trained) writes with.",
+)
+@click.option("--writer-llm-base-url", "writer_urls", multiple=True,
+              help="LABEL=URL: the OpenAI-compatible endpoint of that labelled model.")  # fmt: skip
 def writers_command(data: tuple[str, ...], writers: str, protocols: str, embedder: str, fake_model: bool,
                     judge: bool | None, judge_limit: int | None, llm_timeout: float, peer_python: tuple[str, ...],
-                    k: int, seed: int, output: Path, plots: bool) -> None:  # fmt: skip
+                    k: int, seed: int, output: Path, plots: bool, writer_llms: tuple[str, ...],
+                    writer_urls: tuple[str, ...]) -> None:  # fmt: skip
     """Writers swapped, everything else fixed: accuracy per data set and protocol, macro average, cost per add."""
     from memscribe.bench.writers.run import RunPlan, run_plan
 
+    models, specs = _writer_models(writer_llms, writer_urls, llm_timeout)
     plan = RunPlan(
         datasets=list(data), writers=_names(writers, "writer"), protocols=_names(protocols, "protocol"),
         embedder=embedder, chat_factory=_chat_factory(fake_model, llm_timeout), model=_model_name(fake_model),
-        judge=judge, judge_limit=judge_limit, peers=_peer_pythons(peer_python), k=k, seed=seed,
+        judge=judge, judge_limit=judge_limit, peers=_peer_pythons(peer_python), k=k, seed=seed, models=models,
+        model_specs=specs,
     )  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="memscribe-bench-writers-") as work:
         paths = run_plan(plan, output, Path(work), plots=plots, echo=click.echo)
     for path in paths:
         click.echo(f"wrote {path}")
+
+
+def _pairs(values: tuple[str, ...], option: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for value in values:
+        name, sep, rest = value.partition("=")
+        if not sep or not name or not rest:
+            raise click.BadParameter(f"expected LABEL=VALUE, got {value!r}", param_hint=option)
+        out[name] = rest
+    return out
+
+
+def _writer_models(
+    specs: tuple[str, ...], urls: tuple[str, ...], timeout: float
+) -> tuple[dict[str, Callable[[], Any]], dict[str, str]]:
+    """Chat factories per label from ``--writer-llm`` and ``--writer-llm-base-url``, and what each label is."""
+    from memscribe.providers.openai_compat import RetryPolicy
+    from memscribe.providers.presets import make_chat
+
+    models, bases = _pairs(specs, "--writer-llm"), _pairs(urls, "--writer-llm-base-url")
+    stray = sorted(set(bases) - set(models))
+    if stray:
+        raise click.BadParameter(f"no --writer-llm for label {', '.join(stray)}", param_hint="--writer-llm-base-url")
+
+    def factory(spec: str, url: str | None) -> Callable[[], Any]:
+        return lambda: make_chat(spec, base_url=url, timeout=timeout, retry=RetryPolicy(max_retries=1))
+
+    made = {label: factory(spec, bases.get(label)) for label, spec in models.items()}
+    described = {label: spec + (f" @ {bases[label]}" if label in bases else "") for label, spec in models.items()}
+    return made, described
 
 
 def _peer_pythons(values: tuple[str, ...]) -> dict[str, str]:

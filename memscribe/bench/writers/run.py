@@ -35,6 +35,10 @@ class RunPlan:
     peers: dict[str, str] = field(default_factory=dict)  # peer name -> python of its venv
     k: int = 5
     seed: int = 7
+    # Served models by label: a writer named ``pro@LABEL`` (or ``pro-compact@LABEL``, ...) writes with that
+    # model instead of ``chat_factory``'s, so two served models (a trained one and its base) run side by side.
+    models: dict[str, Callable[[], Any]] = field(default_factory=dict)
+    model_specs: dict[str, str] = field(default_factory=dict)  # label -> "provider:model @ url", for the report
 
 
 def _embedder(spec: str | Embedder) -> Embedder:
@@ -48,7 +52,7 @@ def _embedder(spec: str | Embedder) -> Embedder:
 def _config(plan: RunPlan, datasets: list[Any], judged: bool, embedder: Embedder) -> dict[str, Any]:
     return {
         "writers": plan.writers, "protocols": plan.protocols, "k": plan.k, "seed": plan.seed,
-        "embedder": embedder.model_id, "model": plan.model,
+        "embedder": embedder.model_id, "model": plan.model, "writer_models": dict(plan.model_specs),
         "datasets": [{"name": d.name, "source": d.source, "cases": len(d.cases), "probes": d.probes}
                      for d in datasets],
         "judge": {"answer_prompt": judging.ANSWER_PROMPT_VERSION, "judge_prompt": judging.JUDGE_PROMPT_VERSION,
@@ -62,6 +66,11 @@ def _factory(plan: RunPlan, embedder: Embedder) -> Callable[[str, Path], Subject
     def make(name: str, path: Path) -> Subject:
         from memscribe.bench.writers.peers import PEER_WRITERS, peer_subject
 
+        base, at, label = name.partition("@")
+        if at:  # the label was checked by _check_labels before the run began
+            labelled: MemscribeSubject = memscribe_subject(embedder, plan.models[label])(base, path)
+            labelled.name = name
+            return labelled
         if name in PEER_WRITERS:
             return peer_subject(name, path, embedder, plan.peers, plan.chat_factory)
         subject: MemscribeSubject = own(name, path)
@@ -74,6 +83,7 @@ def run_plan(
     plan: RunPlan, output: Path, workdir: Path, *, plots: bool = True, echo: Callable[[str], None] = print
 ) -> list[Path]:
     """Run the plan; returns the files written (report, timing sidecar, Markdown, plots)."""
+    _check_labels(plan)
     datasets = [load_dataset(spec) for spec in plan.datasets]
     embedder = _embedder(plan.embedder)
     judged = plan.judge if plan.judge is not None else plan.chat_factory is not None
@@ -109,6 +119,17 @@ def run_plan(
 
         paths += write_plots(report, timing, output.parent, output.stem)
     return paths
+
+
+def _check_labels(plan: RunPlan) -> None:
+    """Every ``writer@LABEL`` names a defined model: a typo fails before any data is loaded or written."""
+    from memscribe.errors import ConfigError
+
+    for name in plan.writers:
+        label = name.partition("@")[2]
+        if label and label not in plan.models:
+            known = ", ".join(sorted(plan.models)) or "none"
+            raise ConfigError(f"writer {name!r} names model {label!r}, which no --writer-llm defines ({known})")
 
 
 def _progress(t: Tally) -> str:
