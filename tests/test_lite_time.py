@@ -138,3 +138,15 @@ def test_a_period_after_a_full_month_name_ends_the_sentence() -> None:
         "oslo in January 2023. 20 below zero"
     )
     assert resolve_times("see you on Jan. 5", anchor, present).text == "see you on 5 January 2023"
+
+
+def test_a_kind_of_day_is_not_rewritten_as_a_date() -> None:
+    text = "I spent an entire Saturday repainting the fence last month"
+    assert "an entire Saturday" in resolve(text).text
+
+
+def test_a_weekday_with_a_part_of_the_day_reads_as_one_phrase() -> None:
+    timing = resolve("I went to the farmers market on Saturday afternoon")
+    assert "on the afternoon of 27 May 2023" in timing.text
+    assert "afternoon afternoon" not in timing.text and "2023 afternoon" not in timing.text
+    assert timing.day == date(2023, 5, 27)

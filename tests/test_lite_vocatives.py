@@ -24,6 +24,8 @@ NAMES = ("Imogen", "Rafael")
         ("Sounds lovely, Imo.", "Sounds lovely."),
         ("Rafael, I got the scholarship!", "I got the scholarship!"),
         ("Thanks, my friend Imogen!", "Thanks!"),
+        ("Thank you, Imogen, for everything.", "Thank you for everything."),
+        ("Thanks, Raf, for the lift.", "Thanks for the lift."),
     ],
 )
 def test_a_name_that_only_addresses_someone_is_left_out(said: str, kept: str) -> None:

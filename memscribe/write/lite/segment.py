@@ -157,6 +157,9 @@ def participant_names(messages: tuple[Message, ...]) -> tuple[str, ...]:
     return tuple(sorted(names))
 
 
+_THANKS_FOR = re.compile(r"(?i)thanks?(?: you)?(?: so much)? for\b")
+
+
 @lru_cache(maxsize=64)
 def _vocative(names: tuple[str, ...]) -> re.Pattern[str] | None:
     """A participant addressed by name, or by a shortening of it ("Mel" for Melanie), with the punctuation
@@ -181,7 +184,11 @@ def without_vocative(sentence: str, names: tuple[str, ...]) -> str:
     def keep(match: re.Match[str]) -> str:
         opener = (match.group("open") or "").strip().rstrip(",!.")
         sep = (match.group("sep") or "").strip()[:1]
-        return f"{opener}{sep} " if opener else ""
+        if not opener:
+            return ""
+        if sep == "," and _THANKS_FOR.match(opener + " " + match.string[match.end() :]):
+            return f"{opener} "  # "Thank you, Mel, for everything" -> "Thank you for everything": one clause
+        return f"{opener}{sep} "
 
     out = pattern.sub(keep, sentence).strip()
     if not re.search(r"\w", out):

@@ -160,6 +160,10 @@ def _relative_period(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | 
     return TimeRef(m.start(), m.end(), f"in {season} {year}", date(year, start, 1))
 
 
+_NAMED_DAY = lazy(r"\b(?:a|an|the|one|any|entire|whole|typical|usual|lazy|rainy|sunny|quiet|busy)\s+$", re.I)
+_DAY_PART = lazy(r"\s+(morning|afternoon|evening|night)\b(?!s)", re.I)
+
+
 def _weekday(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
     rel = (m.group("rel") or "").lower()
     if not rel and not tense.past and not tense.future:
@@ -168,6 +172,8 @@ def _weekday(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
         r"\b(?:every|each)\s+$", m.string[: m.start()], re.IGNORECASE
     ):
         return None  # "tuesday evenings", "on tuesdays", "every tuesday": a routine, not a date
+    if not rel and _NAMED_DAY.search(m.string[: m.start()]):
+        return None  # "an entire Saturday", "a rainy Sunday": a kind of day, not a date to rewrite
     target = WEEKDAYS.index(m.group("wd").lower())
     back = (anchor.weekday() - target) % 7 or 7
     ahead = (target - anchor.weekday()) % 7 or 7
@@ -179,6 +185,9 @@ def _weekday(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
         day = anchor - timedelta(days=back)
     else:
         day = anchor + timedelta(days=ahead)
+    part = _DAY_PART.match(m.string[m.end() :])
+    if part:  # "Saturday afternoon" -> "on the afternoon of 28 January 2023", not "on 28 January 2023 afternoon"
+        return TimeRef(m.start(), m.end() + part.end(), f"on the {part.group(1).lower()} of {format_day(day)}", day)
     return TimeRef(m.start(), m.end(), f"on {format_day(day)}", day)
 
 
