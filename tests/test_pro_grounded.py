@@ -51,7 +51,7 @@ def test_a_checked_supersede_retires_the_old_fact_for_the_speakers_words(memory:
     result = memory.add("Sydney has been home since June.", user_id="u", timestamp=T1)
     assert [r["event"] for r in result["results"]] == ["SUPERSEDE"]
     assert "model: supersede" in result["results"][0]["reason"]
-    assert current(memory) == ["Sydney has been home since June 2023"]  # the speaker's words, the date resolved
+    assert current(memory) == ["Sydney has been home since June 2023."]  # the speaker's words, the date resolved
 
 
 def test_a_checked_change_about_someone_the_rules_read_as_another_subject_adds_the_models_fact(
