@@ -5,6 +5,7 @@ the writer sent, and their answers, replayed, rebuild the same memories."""
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -91,6 +92,25 @@ def test_the_exported_answers_replayed_rebuild_the_same_memories(
     replay = protocol_writer("pro", FunctionChat(lambda messages: next(answers), model="replay"))
     _write(tmp_path / "replay.db", scenario, replay)
     assert _current(tmp_path / "replay.db", scenario.user_id) == _current(path, scenario.user_id)
+
+
+def test_an_export_left_unfinished_closes_from_another_thread(
+    pro_store: tuple[Path, Scenario, list[list[dict[str, Any]]]],
+) -> None:
+    rows = journal_rows(pro_store[0])
+    assert next(rows)["kind"] in {"sft", "rl"}
+    failures: list[BaseException] = []
+
+    def close() -> None:
+        try:
+            rows.close()  # what a garbage collection on another thread does to an unfinished generator
+        except BaseException as error:  # reported to the test's thread
+            failures.append(error)
+
+    worker = threading.Thread(target=close)
+    worker.start()
+    worker.join()
+    assert failures == []
 
 
 def test_a_lite_store_exports_its_operations_as_pro_answers_and_says_what_is_lost(tmp_path: Path) -> None:

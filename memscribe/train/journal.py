@@ -257,7 +257,9 @@ def journal_rows(
     with tempfile.TemporaryDirectory(prefix="memscribe-journal-") as tmp:
         copy = Path(tmp) / "store.db"
         _backup(store_path, copy)
-        conn = sqlite3.connect(copy)
+        # A generator left unfinished is closed where it is collected, perhaps on another thread: the
+        # connection is this generator's alone, so it may be closed from there.
+        conn = sqlite3.connect(copy, check_same_thread=False)
         try:
             tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             if not {"episodes", "journal", "memories"} <= tables:
