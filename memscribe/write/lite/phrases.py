@@ -64,7 +64,9 @@ def drop_old_phrases(text: str, older: Iterable[str]) -> str:
 
 
 # Clause ends inside one statement: punctuation, an emoji, a spaced dash.
-_PIECE_END = re.compile(r"\s*(?:[,;.!?。，；！？]+|[\u2600-\u27bf\U0001f300-\U0001faff]+\ufe0f?|\s[—–-]\s)\s*")
+_PIECE_END = re.compile(
+    r"(?:(?<!\s)\s+)?(?:[,;.!?。，；！？]+|[\u2600-\u27bf\U0001f300-\U0001faff]+\ufe0f?|\s[—–-]\s)\s*"
+)  # leading whitespace only where a run of it starts: a long run is scanned once, not once per position
 _INSTEAD = lazy(r"\binstead\b(?!\s+of)|\bthese days\b|\bnow\b(?! that)", re.IGNORECASE)
 _PLAIN_INSTEAD = lazy(r"\binstead\b(?!\s+of)", re.IGNORECASE)
 _WEAK = frozenset({"new", "year", "month", "week", "time", "thing", "good", "back", "really", "still", "day"})

@@ -22,7 +22,7 @@ __all__ = ["resolve_by_clause"]
 
 _SENTENCE = re.compile(r"(?<=[.!?\u3002\uff01\uff1f])\s+")
 # A comma before a number may sit inside a date ("March 3, 2024"); it does not end a clause.
-_CLAUSE = re.compile(r"(,\s+(?!\d)|;\s+|\s+(?:but|so|and then)\s+)", re.IGNORECASE)
+_CLAUSE = re.compile(r"(,\s+(?!\d)|;\s+|(?<!\s)\s+(?:but|so|and then)\s+)", re.IGNORECASE)
 _PRESENT = lazy(r"\b(?:is|are|am|starts|begins|opens|runs|meets|happens|lands|arrives|kicks off|due)\b", re.IGNORECASE)
 
 

@@ -26,7 +26,7 @@ _MOVED = lazy(
     re.IGNORECASE,
 )
 _ANY_DAY = lazy(r"\b(?P<day>" + _DAY + r")s?\b", re.IGNORECASE)
-_PIECE = re.compile(r"\s*(?:[,;:]|\band\b|\.(?=\s|$))\s*", re.IGNORECASE)
+_PIECE = re.compile(r"(?:(?<!\s)\s+)?(?:[,;:]|\band\b|\.(?=\s|$))\s*", re.IGNORECASE)
 _NOT_ACTIVITIES = frozenset({"dentist", "appointment", "meeting", "everything", "it", "that", "this", "mine"})
 
 
