@@ -3,25 +3,13 @@ the indexer; nothing acknowledged is lost, every search sees it by vector, erasu
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from memscribe import Memory
 from memscribe.providers.hashing import HashEmbedder
 from memscribe.stores.sqlite import SQLiteStore
-
-
-class CountingEmbedder(HashEmbedder):
-    """The shipped hash embedder, recording the texts of every call."""
-
-    def __init__(self) -> None:
-        super().__init__(64)
-        self.calls: list[list[str]] = []
-
-    def embed(self, texts: Sequence[str]) -> Any:
-        self.calls.append(list(texts))
-        return super().embed(texts)
+from tests.test_write_throughput import CountingEmbedder
 
 
 def _unembedded(m: Memory) -> list[tuple[Any, str, str]]:
