@@ -268,13 +268,15 @@ def _tiny_loader() -> Callable[[], tuple[Any, Any]]:
               help="The pro request's system prompt (compact: the short one for small models).")  # fmt: skip
 @click.option("--held-out-seed", type=int, default=202, show_default=True,
               help="Generator seed of the held-out scenarios (another one is a development set).")  # fmt: skip
+@click.option("--eval-batch", type=click.IntRange(min=1), default=8, show_default=True,
+              help="Held-out requests answered per generate call.")  # fmt: skip
 @click.option("--resume", is_flag=True, help="Keep the figures in OUT/demo.json; run only the seeds not yet run.")
 @click.pass_obj
 def demo_cmd(
     state: CliState, model: str | None, gguf: str | None, tiny: bool, out_dir: Path, seeds: str,
     train_scenarios: int, eval_scenarios: int, eval_chunks: int, sft_steps: int, grpo_steps: int,
     sft_lr: float, sft_batch: int, grpo_lr: float, generations: int, max_new_tokens: int, lora_rank: int | None,
-    prompt_style: str, held_out_seed: int, resume: bool,
+    prompt_style: str, held_out_seed: int, eval_batch: int, resume: bool,
 ) -> None:  # fmt: skip
     """SFT then GRPO on generated scenarios; reward and probe accuracy before/after on held-out ones."""
     if (model is None) == (not tiny):
@@ -287,7 +289,7 @@ def demo_cmd(
         eval_scenarios=eval_scenarios, eval_chunks=eval_chunks, sft_steps=sft_steps, grpo_steps=grpo_steps,
         sft_lr=sft_lr, sft_batch=sft_batch, grpo_lr=grpo_lr, generations=generations, max_new_tokens=max_new_tokens,
         lora_rank=(0 if tiny else 8) if lora_rank is None else lora_rank, prompt_style=prompt_style,
-        held_out_seed=held_out_seed,
+        held_out_seed=held_out_seed, eval_batch=eval_batch,
     )  # fmt: skip
     try:
         result = run_demo(load, out_dir, config, progress=lambda line: click.echo(line, err=True), resume=resume)
@@ -343,6 +345,26 @@ def export_gguf_cmd(
     result = gguf_summary(written) | {"serve": llama_serving_command(written, port=port)}
     emit(state, result, lambda: f"wrote {written} ({result['architecture']}, {result['tensors']} tensors, "
                                  f"{result['bytes'] / 1e6:.1f} MB)\n{result['serve']}")  # fmt: skip
+
+
+@train_group.command("merge")
+@click.option("--model", required=True, help="The base: a Hugging Face folder, or a GGUF's folder (with --gguf).")
+@click.option("--gguf", default=None, help="GGUF file name inside --model.")
+@click.option("--adapter", type=click.Path(exists=True, file_okay=False, path_type=Path), required=True,
+              help="A LoRA adapter folder (a demo seed's OUT/seedN/adapter).")  # fmt: skip
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), required=True)
+@click.pass_obj
+def merge_cmd(state: CliState, model: str, gguf: str | None, adapter: Path, out_dir: Path) -> None:
+    """Merge a LoRA adapter into its base and export the folder a model server loads."""
+    from memscribe.train.stages import export, serving_command
+
+    try:
+        network, tokenizer = load_model(model, gguf, str(adapter))
+    except (OSError, ValueError) as error:  # peft: no adapter_config.json, or one for another architecture
+        raise click.ClickException(f"cannot merge {adapter} into {model}: {error}") from None
+    folder = export(network, tokenizer, out_dir)
+    result = {"model": str(folder), "serve": serving_command(folder)}
+    emit(state, result, lambda: f"merged {adapter} into {model}: {folder}\n{result['serve']}")
 
 
 def register(root: click.Group) -> None:

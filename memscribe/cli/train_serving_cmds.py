@@ -26,11 +26,12 @@ def emit(state: CliState, data: dict[str, Any], text: Callable[[], str]) -> None
         click.echo(text())
 
 
-def load_model(model: str, gguf: str | None) -> tuple[Any, Any]:
-    """Model and tokenizer from a folder (or a GGUF inside it); imports the train extra only when called."""
+def load_model(model: str, gguf: str | None, adapter: str | None = None) -> tuple[Any, Any]:
+    """Model and tokenizer from a folder (or a GGUF inside it), with a LoRA ``adapter`` merged when given;
+    imports the train extra only when called."""
     from memscribe.train.stages import load_model as load
 
-    return load(model, gguf)
+    return load(model, gguf, adapter=adapter)
 
 
 @click.command("serve")

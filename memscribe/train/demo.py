@@ -5,8 +5,10 @@ answers to the held-out chunks' requests. A rise counts only when it is larger t
 (max - min of the per-seed "after" figures); anything else is reported as no effect.
 
 With LoRA the base model is loaded once: every seed trains its own adapter, which is removed again before
-the next seed, so each seed starts from the same untrained weights. The last seed's adapter is merged and
-exported (``out/model``) so the trained writer can be served and benchmarked. Progress is written to
+the next seed, so each seed starts from the same untrained weights. Each seed's adapter is saved
+(``out/seedN/adapter``, a few megabytes: ``memscribe train merge`` puts it back on its base) and the last
+seed's is merged and exported (``out/model``) so the trained writer can be served and benchmarked. The model
+trains and answers on a CUDA device when PyTorch sees one, on the CPU otherwise. Progress is written to
 ``out/demo.json`` after every stage, so an interrupted run keeps what it measured.
 """
 
@@ -22,9 +24,10 @@ from typing import Any
 
 from memscribe.bench.scenarios import generate_scenarios
 from memscribe.train.dataset import export_rows
+from memscribe.train.generation import greedy_answers
 from memscribe.train.stages import EnvReward, export, grpo, lora, sft
 
-__all__ = ["DemoConfig", "evaluate", "generate_answer", "run_demo", "verdict"]
+__all__ = ["DemoConfig", "evaluate", "run_demo", "verdict"]
 
 TRAIN_SEED = 101  # scenario generator seeds: training and held-out scenarios never overlap
 HELD_OUT_SEED = 202
@@ -51,23 +54,7 @@ class DemoConfig:
     compact: bool = True
     prompt_style: str = "full"  # "compact": the pro writer's short prompt for small models
     held_out_seed: int = HELD_OUT_SEED  # another seed gives a development set to size a run on
-
-
-def generate_answer(model: Any, tokenizer: Any, prompt: Sequence[dict[str, Any]], *, max_new_tokens: int) -> str:
-    """The model's greedy answer to a chat ``prompt``."""
-    import torch
-
-    ids = tokenizer.apply_chat_template(list(prompt), add_generation_prompt=True, return_tensors="pt")
-    ids = ids["input_ids"] if not isinstance(ids, torch.Tensor) else ids
-    with torch.no_grad():
-        out = model.generate(
-            ids,
-            attention_mask=torch.ones_like(ids),
-            max_new_tokens=max_new_tokens,
-            do_sample=False,
-            pad_token_id=tokenizer.pad_token_id or tokenizer.eos_token_id,
-        )
-    return str(tokenizer.decode(out[0, ids.shape[1] :], skip_special_tokens=True))
+    eval_batch: int = 8  # held-out requests answered per generate call
 
 
 SAMPLES = 2  # greedy answers kept in demo.json per evaluation, so what the model writes can be read
@@ -75,25 +62,24 @@ SAMPLE_CHARS = 600
 
 
 def evaluate(
-    model: Any, tokenizer: Any, rows: Sequence[dict[str, Any]], workdir: Path, *, max_new_tokens: int
-) -> dict[str, Any]:
+    model: Any, tokenizer: Any, rows: Sequence[dict[str, Any]], workdir: Path, *, max_new_tokens: int,
+    batch_size: int = 8,
+) -> dict[str, Any]:  # fmt: skip
     """Mean total reward, probe accuracy and format validity of the model's greedy answers to ``rows``, and
     the first answers themselves (``samples``)."""
     scorer = EnvReward(workdir)
     model.eval()
-    samples: list[str] = []
-    for row in rows:
-        text = generate_answer(model, tokenizer, row["prompt"], max_new_tokens=max_new_tokens)
+    texts = greedy_answers(model, tokenizer, [row["prompt"] for row in rows], max_new_tokens=max_new_tokens,
+                           batch_size=batch_size)  # fmt: skip
+    for row, text in zip(rows, texts, strict=True):
         scorer([row["prompt"]], [text], scenario=[row["scenario"]], chunk=[row["chunk"]])
-        if len(samples) < SAMPLES:
-            samples.append(text[:SAMPLE_CHARS])
     model.train()
     n = max(len(scorer.history), 1)
     means: dict[str, Any] = {
         key: round(sum(float(h[name]) for h in scorer.history) / n, 4)
         for key, name in (("reward", "total"), ("probe_accuracy", "probe_accuracy"), ("format_valid", "format_valid"))
     }
-    return means | {"samples": samples}
+    return means | {"samples": [text[:SAMPLE_CHARS] for text in texts[:SAMPLES]]}
 
 
 def verdict(before: float, afters: Sequence[float]) -> dict[str, Any]:
@@ -149,8 +135,11 @@ def _train_seed(network: Any, tokenizer: Any, data: _Data, out: Path, config: De
                     lr=config.grpo_lr, generations=config.generations, max_completion_length=config.max_new_tokens,
                     seed=seed))  # fmt: skip
     run["grpo_rollout_reward"] = round(sum(float(h["total"]) for h in reward.history) / len(reward.history), 4)
+    if config.lora_rank:  # the adapter alone (megabytes): `train merge` puts it back on the base anywhere
+        network.save_pretrained(str(where / "adapter"))
+        run["adapter"] = str(where / "adapter")
     run["after"] = _timed(run, "eval_s", lambda: evaluate(network, tokenizer, data.held, where / "eval",
-                          max_new_tokens=config.max_new_tokens))  # fmt: skip
+                          max_new_tokens=config.max_new_tokens, batch_size=config.eval_batch))  # fmt: skip
 
 
 def run_demo(
@@ -178,7 +167,7 @@ def run_demo(
     model, tokenizer = _timed(timings, "load_s", load)
     if "before" not in result:
         before = _timed(timings, "eval_s", lambda: evaluate(model, tokenizer, data.held, _fresh(out / "eval-before"),
-                        max_new_tokens=config.max_new_tokens))  # fmt: skip
+                        max_new_tokens=config.max_new_tokens, batch_size=config.eval_batch))  # fmt: skip
         result["before"] = {**before, **timings}
         _save(out, result, progress, f"before: {result['before']}")
     network: Any = None

@@ -66,7 +66,7 @@ def _generate(
     import torch
 
     ids = tokenizer.apply_chat_template(prompt, add_generation_prompt=True, return_tensors="pt")
-    ids = ids["input_ids"] if not isinstance(ids, torch.Tensor) else ids
+    ids = (ids["input_ids"] if not isinstance(ids, torch.Tensor) else ids).to(model.device)
     model.eval()
     with torch.no_grad():
         out = model.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=limit, do_sample=False,

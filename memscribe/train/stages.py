@@ -23,7 +23,7 @@ try:
     import torch
     from datasets import Dataset
     from peft import LoraConfig, PeftModel, get_peft_model
-    from transformers import PreTrainedModel, PreTrainedTokenizerBase
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase, PrinterCallback
     from trl.trainer.distillation_config import DistillationConfig
     from trl.trainer.distillation_trainer import DistillationTrainer
     from trl.trainer.grpo_config import GRPOConfig
@@ -51,8 +51,10 @@ __all__ = [
 ]
 
 
-def load_model(path: str, gguf: str | None = None) -> tuple[Any, Any]:
-    """Model and tokenizer from a Hugging Face folder, or from the GGUF file ``gguf`` inside ``path``.
+def load_model(path: str, gguf: str | None = None, *, adapter: str | None = None) -> tuple[Any, Any]:
+    """Model and tokenizer from a Hugging Face folder, or from the GGUF file ``gguf`` inside ``path``; with
+    ``adapter`` (a folder a peft model saved, e.g. a demo seed's ``adapter``) that LoRA adapter merged into it.
+    The model is moved to a CUDA device when PyTorch sees one.
 
     transformers dequantises a GGUF checkpoint to full-precision weights but still marks the model as
     GGUF-quantised, and its Trainer refuses to train such a model; the mark is removed here, since nothing
@@ -60,8 +62,12 @@ def load_model(path: str, gguf: str | None = None) -> tuple[Any, Any]:
     """
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
+    from memscribe.train.generation import device
+
     options = {"gguf_file": gguf} if gguf else {}
-    model = AutoModelForCausalLM.from_pretrained(path, **options)
+    # use_kernels=False: on a CUDA device transformers otherwise swaps layers for kernels it downloads from the
+    # Hugging Face hub, and an offline machine fails to load the model at all.
+    model: Any = AutoModelForCausalLM.from_pretrained(path, use_kernels=False, **options)
     tokenizer = AutoTokenizer.from_pretrained(path, **options)
     quantizer = getattr(model, "hf_quantizer", None)
     if gguf and quantizer is not None:
@@ -70,9 +76,11 @@ def load_model(path: str, gguf: str | None = None) -> tuple[Any, Any]:
             config: Any = getattr(module, "config", None)
             if getattr(config, "_is_quantized", False):
                 config._is_quantized = False
+    if adapter is not None:
+        model = PeftModel.from_pretrained(model, adapter).merge_and_unload()
     if tokenizer.pad_token_id is None:
         tokenizer.pad_token = tokenizer.eos_token
-    return model, tokenizer
+    return model.to(device()), tokenizer
 
 
 def lora(model: PreTrainedModel, *, rank: int = 8, alpha: int = 16) -> Any:
@@ -102,6 +110,9 @@ def _run_trainer(
         **(config or {}),
     )
     trainer = trainer_class(args=args, train_dataset=Dataset.from_list(list(rows)), **trainer_args)
+    # With its progress bar off, the Trainer prints every log line to stdout, which would corrupt the CLI's
+    # --json output; the losses are read from trainer.state.log_history instead.
+    trainer.remove_callback(PrinterCallback)
     trainer.train()
     return trainer
 
