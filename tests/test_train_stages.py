@@ -83,3 +83,39 @@ def test_sft_refuses_rows_that_are_all_longer_than_max_length(data: dict[str, An
     tokenizer = data["tokenizer"]
     with pytest.raises(ValueError, match="longer than max_length=16 tokens"):
         sft(tiny_model(tokenizer), tokenizer, data["sft"][:2], data["root"] / "sft-short", steps=1, max_length=16)
+
+
+def test_lora_on_a_mixture_of_experts_adapts_the_fused_experts_and_leaves_the_router(data: dict[str, Any]) -> None:
+    import torch
+
+    from memscribe.train.tiny import tiny_moe
+
+    tokenizer = data["tokenizer"]
+    network = lora(tiny_moe(tokenizer), rank=4, alpha=8)
+    trained = {name for name, p in network.named_parameters() if p.requires_grad}
+    assert any(".mlp.experts." in name and "lora" in name for name in trained)  # fused 3-D expert weights
+    assert any(".self_attn.q_proj.lora" in name for name in trained)
+    assert not any(".mlp.gate." in name for name in trained)  # the router is left as it is
+    assert network.config.output_router_logits  # its load-balancing loss counts
+    losses = sft(network, tokenizer, data["sft"][:2], data["root"] / "sft-moe", steps=2, lr=3e-2, max_length=4096,
+                 batch_size=1)  # fmt: skip
+    assert len(losses) == 2 and all(loss == loss for loss in losses)
+    network.eval()
+    ids = torch.tensor([tokenizer.encode("I moved to Lisbon in May.")])
+    with torch.no_grad():
+        before = network(ids).logits
+    folder = export(network, tokenizer, data["root"] / "moe")
+    from transformers import AutoModelForCausalLM
+
+    merged = AutoModelForCausalLM.from_pretrained(folder)
+    assert not any("lora" in name for name, _ in merged.named_parameters())
+    with torch.no_grad():
+        assert torch.allclose(merged(ids).logits, before, atol=1e-4)
+
+
+def test_a_dense_model_gets_every_linear_layer_and_no_expert_targets(data: dict[str, Any]) -> None:
+    network = lora(tiny_model(data["tokenizer"]), rank=4, alpha=8)
+    trained = {name for name, p in network.named_parameters() if p.requires_grad}
+    assert any(".mlp.gate_proj.lora" in name for name in trained) and any(".self_attn.o_proj.lora" in name
+                                                                          for name in trained)  # fmt: skip
+    assert not network.peft_config["default"].target_parameters

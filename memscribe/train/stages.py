@@ -84,9 +84,34 @@ def load_model(path: str, gguf: str | None = None, *, adapter: str | None = None
 
 
 def lora(model: PreTrainedModel, *, rank: int = 8, alpha: int = 16) -> Any:
-    """``model`` with a LoRA adapter on every linear projection (attention and MLP)."""
-    config = LoraConfig(r=rank, lora_alpha=alpha, lora_dropout=0.0, target_modules="all-linear", task_type="CAUSAL_LM")
+    """``model`` with a LoRA adapter on every linear projection (attention and MLP).
+
+    A mixture-of-experts model keeps its experts as fused 3-D parameters (``mlp.experts.gate_up_proj`` and
+    ``down_proj`` in transformers 5): those are adapted by name (``target_parameters``) beside its linear
+    layers, its routers are left as they are, and the routers' load-balancing loss is turned on, so that
+    fine-tuning does not collapse routing onto a few experts."""
+    experts = _experts(model)
+    targets: Any = "all-linear"
+    extra: dict[str, Any] = {}
+    if experts:  # peft's "all-linear" would adapt the routers too
+        targets = sorted({name.rsplit(".", 1)[-1] for name, module in model.named_modules()
+                          if isinstance(module, torch.nn.Linear) and not name.endswith("lm_head")})  # fmt: skip
+        extra = {"target_parameters": experts}
+        model.config.output_router_logits = True
+    config = LoraConfig(r=rank, lora_alpha=alpha, lora_dropout=0.0, target_modules=targets, task_type="CAUSAL_LM",
+                        **extra)  # fmt: skip
     return get_peft_model(model, config)
+
+
+def _experts(model: PreTrainedModel) -> list[str]:
+    """The fused expert weights (``mlp.experts.gate_up_proj``, ...), named from the layer down as peft matches
+    them; empty for a dense model."""
+    experts = set()
+    for name, parameter in model.named_parameters():
+        parts = name.split(".")
+        if parameter.dim() == 3 and "experts" in parts[:-1]:
+            experts.add(".".join(parts[parts.index("experts") - 1 :]))
+    return sorted(experts)
 
 
 def _run_trainer(

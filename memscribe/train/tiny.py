@@ -79,3 +79,32 @@ def tiny_model(tokenizer: PreTrainedTokenizerFast, *, hidden: int = 32, layers: 
         tie_word_embeddings=True,
     )
     return LlamaForCausalLM(config)
+
+
+def tiny_moe(
+    tokenizer: PreTrainedTokenizerFast, *, hidden: int = 32, layers: int = 2, experts: int = 4, seed: int = 0
+) -> Any:
+    """A randomly initialised Qwen3-MoE sized for ``tokenizer``: the reference student's shape (fused 3-D expert
+    weights and a router per layer) at a size a test trains in seconds."""
+    import torch
+    from transformers import Qwen3MoeConfig, Qwen3MoeForCausalLM
+
+    torch.manual_seed(seed)
+    make: Any = Qwen3MoeConfig  # head_dim is a keyword its type hints leave out
+    config = make(
+        vocab_size=len(tokenizer),
+        hidden_size=hidden,
+        intermediate_size=hidden * 2,
+        moe_intermediate_size=hidden // 2,
+        num_hidden_layers=layers,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=hidden // 4,
+        num_experts=experts,
+        num_experts_per_tok=2,
+        max_position_embeddings=8192,
+        pad_token_id=tokenizer.pad_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        bos_token_id=tokenizer.eos_token_id,
+    )
+    return Qwen3MoeForCausalLM(config)
