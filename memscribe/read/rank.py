@@ -13,13 +13,15 @@ both candidate lists. Three preferences reorder the fused pool, each a multiplie
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 
 from memscribe.core.records import MemoryRecord, Owner
 from memscribe.core.text import STOPWORDS
 from memscribe.read.topics import topics_of
 
-__all__ = ["rerank_hits"]
+__all__ = ["forget_traits", "rerank_hits"]
 
 _TOPIC = 1.6
 _RECENT = 0.6  # among memories on the query's topic
@@ -70,7 +72,37 @@ def _topics(record: MemoryRecord) -> frozenset[str]:
     found = record.metadata.get("topics")
     if isinstance(found, list):
         return frozenset(t for t in found if isinstance(t, str))
-    return topics_of(record.text)
+    return _traits(record)[0]
+
+
+# What the rerank reads from a memory's text (its topics, whether it is a fragment), computed once per version:
+# a version's text never changes, and a writer's candidate searches rerank the same memories over and over.
+# Keyed by version id and checked against a hash of the text, so a reused id never gets another text's traits;
+# the entries hold no text, and an erasure empties the cache all the same (``forget_traits``).
+_TRAITS_HELD = 32_768
+_traits_cache: OrderedDict[str, tuple[int, frozenset[str], bool]] = OrderedDict()
+_traits_lock = threading.Lock()
+
+
+def _traits(record: MemoryRecord) -> tuple[frozenset[str], bool]:
+    key, check = record.version_id, hash(record.text)
+    with _traits_lock:
+        held = _traits_cache.get(key)
+        if held is not None and held[0] == check:
+            _traits_cache.move_to_end(key)
+            return held[1], held[2]
+    topics, fragment = topics_of(record.text), _fragment(record.text)
+    with _traits_lock:
+        _traits_cache[key] = (check, topics, fragment)
+        if len(_traits_cache) > _TRAITS_HELD:
+            _traits_cache.popitem(last=False)
+    return topics, fragment
+
+
+def forget_traits() -> None:
+    """Empty the per-version cache of what the rerank read from memories' texts (called on every erasure)."""
+    with _traits_lock:
+        _traits_cache.clear()
 
 
 # Greetings, thanks and reactions: words that carry no fact ("Hey Mel, thanks so much, that's awesome!").
@@ -113,7 +145,7 @@ def _shape(record: MemoryRecord, about: set[str], query: str) -> float:
         factor *= _SHAPE["ended"]
     if record.owner is Owner.AGENT:
         factor *= _SHAPE["agent"]
-    if _fragment(record.text):
+    if _traits(record)[1]:
         factor *= _SHAPE["fragment"]
     if about and record.subject.lower() not in about:
         # "my friend dragged me to a chess club": someone else's memory that the speaker is part of
