@@ -1,5 +1,6 @@
-"""The rerank reads each memory version's topics once: reused while the version's text is the same, read again
-for a new version or another text, and dropped on every erasure."""
+"""The read path reads each memory version's traits (topics, fragment, date, number, name) from its text once:
+reused while the version's text is the same, read again for a new version or another text, and dropped on every
+erasure."""
 
 from __future__ import annotations
 
@@ -11,21 +12,21 @@ from test_lite_support import record
 
 from memscribe import Memory
 from memscribe.providers.hashing import HashEmbedder
-from memscribe.read import rank
+from memscribe.read import rank, traits
 
 
 @pytest.fixture
 def topic_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The texts the rerank reads topics from, in order (the real ``topics_of`` answers)."""
     reads: list[str] = []
-    real = rank.topics_of
+    real = traits.topics_of
 
     def counting(text: str) -> frozenset[str]:
         reads.append(text)
         return real(text)
 
-    monkeypatch.setattr(rank, "topics_of", counting)
-    rank.forget_traits()
+    monkeypatch.setattr(traits, "topics_of", counting)
+    traits.forget_traits()
     return reads
 
 
@@ -54,7 +55,7 @@ def test_another_text_under_the_same_version_id_is_read_again(topic_reads: list[
 
 
 def test_an_updated_memory_is_ranked_by_its_new_topics(tmp_path: Path) -> None:
-    rank.forget_traits()
+    traits.forget_traits()
     with Memory(tmp_path / "m.db", writer="raw", embedder=HashEmbedder(64)) as m:
         work = m.add("I work at the bakery on Elm street.", user_id="u")["results"][0]["id"]
         m.add("The bakery on Elm street sells rye bread.", user_id="u")
@@ -63,7 +64,7 @@ def test_an_updated_memory_is_ranked_by_its_new_topics(tmp_path: Path) -> None:
         first = m.search("Do I have a pet?", user_id="u")["results"][0]
         assert first["id"] == work and "dog" in first["memory"]
         versions = {v["version_id"]: v["memory"] for v in m.history(work, user_id="u")}
-        held = {vid: rank._traits_cache[vid][1] for vid in versions if vid in rank._traits_cache}
+        held = {vid: traits._cache[vid][1].topics for vid in versions if vid in traits._cache}
         new = next(vid for vid, text in versions.items() if "dog" in text)
         assert "pet" in held[new] and "work" not in held[new]  # read from the new text, not the old version's
 
@@ -73,10 +74,20 @@ def test_forget_and_purge_empty_the_cache(tmp_path: Path) -> None:
         gone = m.add("My locker code is behind the blue poster.", user_id="u")["results"][0]["id"]
         m.add("The blue poster shows a lighthouse.", user_id="u")
         m.search("blue poster", user_id="u")
-        assert rank._traits_cache
+        assert traits._cache
         m.forget(gone, user_id="u")
-        assert not rank._traits_cache
+        assert not traits._cache
         m.search("blue poster", user_id="u")
-        assert rank._traits_cache
+        assert traits._cache
         m.purge("u")
-        assert not rank._traits_cache
+        assert not traits._cache
+
+
+def test_the_answer_type_preference_is_unchanged_by_the_cache() -> None:
+    traits.forget_traits()
+    dated = record("We moved into the flat on 3 March.")
+    plain = record("We moved into the flat near the park.")
+    rent, high = record("The rent for the flat is 900 a month."), record("The rent for the flat is too high.")
+    for _ in range(2):  # first read from the texts, then from the cache
+        assert _order("When did we move into the flat?", [plain, dated]) == [dated.version_id, plain.version_id]
+        assert _order("How much is the rent?", [high, rent]) == [rent.version_id, high.version_id]

@@ -21,7 +21,7 @@ from memscribe.engine.indexing import CLOSE_INDEX_LIMIT, BackgroundIndexer, defe
 from memscribe.engine.pending import WRITE_LEASE_SECONDS, PendingRunner, pending_rows, submitted_writer
 from memscribe.errors import InvalidInput, NotFound, ScopeError, StoreError
 from memscribe.providers.ports import Embedder
-from memscribe.read.rank import forget_traits
+from memscribe.read.traits import forget_traits
 from memscribe.stores.ports import EpisodeState, Store, VectorIndex
 from memscribe.types import (
     AddResult,

@@ -23,7 +23,7 @@ from memscribe.core.redact import redact, redact_id
 from memscribe.engine.candidates import EmbeddingCache, StoreCandidates
 from memscribe.engine.core import Core
 from memscribe.errors import InvalidInput, MemscribeError, NotFound, WriteConflict, WriterError
-from memscribe.read.rank import forget_traits
+from memscribe.read.traits import forget_traits
 from memscribe.stores.ports import Changeset
 from memscribe.write.plan import explain_messages, plan_changes
 from memscribe.write.ports import WriteContext, Writer, writer_likely_texts, writer_rejections, writer_skips

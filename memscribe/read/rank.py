@@ -13,15 +13,13 @@ both candidate lists. Three preferences reorder the fused pool, each a multiplie
 from __future__ import annotations
 
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 
 from memscribe.core.records import MemoryRecord, Owner
-from memscribe.core.text import STOPWORDS
 from memscribe.read.topics import topics_of
+from memscribe.read.traits import traits_of
 
-__all__ = ["forget_traits", "rerank_hits"]
+__all__ = ["rerank_hits"]
 
 _TOPIC = 1.6
 _RECENT = 0.6  # among memories on the query's topic
@@ -41,7 +39,6 @@ _ASKS_ENDED = re.compile(
     r"|leave|end(?:ed)?|give up|gave up)\b",
     re.IGNORECASE,
 )
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _SPEAKER_TOO = re.compile(r"\b(?:I|I'm|I've|me|we|us)\b|我(?!的)")
 _ASKS_WHEN = re.compile(
     r"^\s*(?:when|what (?:day|date|year|month|time)|which (?:day|date|year)|how long ago|cu[aá]ndo|quand|wann"
@@ -58,80 +55,32 @@ _ASKS_NAME = re.compile(
     r"|city|school|band|show|restaurant|car|phone|app|breed))\b|哪|谁|叫什么|d[oó]nde|qui|où|wo|wer|onde|qual",
     re.IGNORECASE,
 )
-_NUMBER = re.compile(r"\d")
-_PROPER = re.compile(r"(?<![.!?]\s)(?<!^)\b(?-i:[A-Z][a-z]+|[A-Z]{2,5})\b")
-_CJK = re.compile(r"[\u3400-\u9fff]")
-_HAS_DATE = re.compile(
-    r"\b(?:\d{1,2} (?:January|February|March|April|May|June|July|August|September|October|November|December)"
-    r"|(?:January|February|March|April|May|June|July|August|September|October|November|December) \d{1,2}"
-    r"|\d{4}-\d{2}-\d{2})\b|\d+月\d+",
-)
 
 
 def _topics(record: MemoryRecord) -> frozenset[str]:
     found = record.metadata.get("topics")
     if isinstance(found, list):
         return frozenset(t for t in found if isinstance(t, str))
-    return _traits(record)[0]
+    return traits_of(record).topics
 
 
-# What the rerank reads from a memory's text (its topics, whether it is a fragment), computed once per version:
-# a version's text never changes, and a writer's candidate searches rerank the same memories over and over.
-# Keyed by version id and checked against a hash of the text, so a reused id never gets another text's traits;
-# the entries hold no text, and an erasure empties the cache all the same (``forget_traits``).
-_TRAITS_HELD = 32_768
-_traits_cache: OrderedDict[str, tuple[int, frozenset[str], bool]] = OrderedDict()
-_traits_lock = threading.Lock()
-
-
-def _traits(record: MemoryRecord) -> tuple[frozenset[str], bool]:
-    key, check = record.version_id, hash(record.text)
-    with _traits_lock:
-        held = _traits_cache.get(key)
-        if held is not None and held[0] == check:
-            _traits_cache.move_to_end(key)
-            return held[1], held[2]
-    topics, fragment = topics_of(record.text), _fragment(record.text)
-    with _traits_lock:
-        _traits_cache[key] = (check, topics, fragment)
-        if len(_traits_cache) > _TRAITS_HELD:
-            _traits_cache.popitem(last=False)
-    return topics, fragment
-
-
-def forget_traits() -> None:
-    """Empty the per-version cache of what the rerank read from memories' texts (called on every erasure)."""
-    with _traits_lock:
-        _traits_cache.clear()
-
-
-# Greetings, thanks and reactions: words that carry no fact ("Hey Mel, thanks so much, that's awesome!").
-_FILLER_WORDS = """hi hey hello hiya yo thanks thank bye goodbye wow great awesome cool nice amazing congrats
-    congratulations glad happy sure yeah yes yep ok okay lol haha good love see soon talk later
-    take care sounds sound really
-    totally absolutely agree definitely exactly right true oh ah aw omg hope day chat catch fun well lovely
-    beautiful gorgeous sweet super incredible wonderful fantastic proud"""
-_FILLER = frozenset(_FILLER_WORDS.split())
-_NAME_WORD = re.compile(r"(?<![.!?]\s)(?<!^)\b(?-i:[A-Z][a-z]+)\b")
-
-
-def _fragment(text: str) -> bool:
-    """Fewer than three words that say something: no stopwords, fillers or the names a turn addresses."""
-    names = {m.group(0).lower() for m in _NAME_WORD.finditer(text)}
-    words = [w for w in _WORD.findall(text.lower()) if w not in STOPWORDS and w not in _FILLER and w not in names]
-    cjk = sum(1 for ch in text if "\u3400" <= ch <= "\u9fff")
-    return len(words) < 3 and cjk < 6
-
-
-def _answer_type(query: str, record: MemoryRecord, when: bool) -> float:
-    """A memory that holds what kind of thing the question asks for: a date, a number, a name."""
-    if when:
-        return _DATED if "event_date" in record.metadata or _HAS_DATE.search(record.text) else 1.0
+def _asks_for(query: str) -> str | None:
+    """What kind of thing the question asks for: a date, a number, a name (or nothing in particular)."""
+    if _ASKS_WHEN.search(query):
+        return "date"
     if _ASKS_NUMBER.search(query):
-        return _TYPED if _NUMBER.search(record.text) else 1.0
-    if _ASKS_NAME.search(query):
-        return _TYPED if _PROPER.search(record.text) or _CJK.search(record.text) else 1.0
-    return 1.0
+        return "number"
+    return "name" if _ASKS_NAME.search(query) else None
+
+
+def _answer_type(asks: str | None, record: MemoryRecord) -> float:
+    """A memory that holds what kind of thing the question asks for."""
+    if asks is None:
+        return 1.0
+    traits = traits_of(record)
+    if asks == "date":
+        return _DATED if "event_date" in record.metadata or traits.dated else 1.0
+    return _TYPED if (traits.numeric if asks == "number" else traits.named) else 1.0
 
 
 def _shape(record: MemoryRecord, about: set[str], query: str) -> float:
@@ -145,7 +94,7 @@ def _shape(record: MemoryRecord, about: set[str], query: str) -> float:
         factor *= _SHAPE["ended"]
     if record.owner is Owner.AGENT:
         factor *= _SHAPE["agent"]
-    if _traits(record)[1]:
+    if traits_of(record).fragment:
         factor *= _SHAPE["fragment"]
     if about and record.subject.lower() not in about:
         # "my friend dragged me to a chess club": someone else's memory that the speaker is part of
@@ -198,14 +147,14 @@ def rerank_hits(
     on_topic_set = set(on_topic)
     every = sorted((vid for vid, _ in fused if vid in records), key=lambda vid: records[vid].valid_from)
     age = {vid: (i + 1) / len(every) for i, vid in enumerate(every)}
-    when = _ASKS_WHEN.search(query) is not None
+    asks = _asks_for(query)
     scored = []
     for vid, score in fused:
         record = records.get(vid)
         if record is None:
             scored.append((vid, score))
             continue
-        factor = _shape(record, about, query) * (1.0 + _RECENT_ANY * age[vid]) * _answer_type(query, record, when)
+        factor = _shape(record, about, query) * (1.0 + _RECENT_ANY * age[vid]) * _answer_type(asks, record)
         if named and not _is_about(record.subject.lower(), named):
             factor *= _SHAPE["unnamed"]
         if vid in on_topic_set:
