@@ -1,6 +1,6 @@
 """What the read path reads from a memory's own text: its topics, whether it is a fragment, whether it holds a
-date, a number or a name. Computed once per memory version and kept: a version's text never changes, and a
-writer's candidate searches rerank the same stored memories in every add.
+date, a number or a name, whether the speaker is in it. Computed once per memory version and kept: a version's
+text never changes, and a writer's candidate searches rerank the same stored memories in every add.
 
 The cache is keyed by version id and checked against a hash of the text, so a reused id never gets another
 text's traits. Entries hold no text; an erasure (``forget``, ``purge``) empties the cache all the same.
@@ -33,6 +33,7 @@ _NAME_WORD = re.compile(r"(?<![.!?]\s)(?<!^)\b(?-i:[A-Z][a-z]+)\b")
 _NUMBER = re.compile(r"\d")
 _PROPER = re.compile(r"(?<![.!?]\s)(?<!^)\b(?-i:[A-Z][a-z]+|[A-Z]{2,5})\b")
 _CJK = re.compile(r"[\u3400-\u9fff]")
+_SPEAKER_TOO = re.compile(r"\b(?:I|I'm|I've|me|we|us)\b|我(?!的)")
 _HAS_DATE = re.compile(
     r"\b(?:\d{1,2} (?:January|February|March|April|May|June|July|August|September|October|November|December)"
     r"|(?:January|February|March|April|May|June|July|August|September|October|November|December) \d{1,2}"
@@ -46,6 +47,7 @@ class Traits(NamedTuple):
     dated: bool  # names a day
     numeric: bool  # holds a digit
     named: bool  # holds a proper name (or CJK text)
+    speaker_too: bool  # the speaker is in it ("my friend dragged me to a chess club")
 
 
 def _fragment(text: str) -> bool:
@@ -59,7 +61,7 @@ def _fragment(text: str) -> bool:
 def _read(text: str) -> Traits:
     named = _PROPER.search(text) is not None or _CJK.search(text) is not None
     return Traits(topics_of(text), _fragment(text), _HAS_DATE.search(text) is not None,
-                  _NUMBER.search(text) is not None, named)  # fmt: skip
+                  _NUMBER.search(text) is not None, named, _SPEAKER_TOO.search(text) is not None)  # fmt: skip
 
 
 _cache: OrderedDict[str, tuple[int, Traits]] = OrderedDict()
