@@ -19,7 +19,7 @@ from memscribe.read.topics import topics_of
 
 __all__ = ["Traits", "forget_traits", "traits_of"]
 
-_HELD = 32_768  # versions kept (a few MB); the least recently used go first
+_HELD = 16_384  # versions kept (about 5 MB); the least recently used go first
 
 # Greetings, thanks and reactions: words that carry no fact ("Hey Mel, thanks so much, that's awesome!").
 _FILLER_WORDS = """hi hey hello hiya yo thanks thank bye goodbye wow great awesome cool nice amazing congrats
@@ -65,6 +65,7 @@ def _read(text: str) -> Traits:
 
 
 _cache: OrderedDict[str, tuple[int, Traits]] = OrderedDict()
+_shared: dict[Traits, Traits] = {}  # one copy of each distinct value: most memories share a handful
 _lock = threading.Lock()
 
 
@@ -78,6 +79,7 @@ def traits_of(record: MemoryRecord) -> Traits:
             return held[1]
     traits = _read(record.text)
     with _lock:
+        traits = _shared.setdefault(traits, traits) if len(_shared) < _HELD else traits
         _cache[key] = (check, traits)
         if len(_cache) > _HELD:
             _cache.popitem(last=False)
@@ -88,3 +90,4 @@ def forget_traits() -> None:
     """Empty the cache (on every erasure)."""
     with _lock:
         _cache.clear()
+        _shared.clear()
