@@ -11,8 +11,9 @@ from hypothesis import strategies as st
 from test_lite_support import record
 
 from memscribe import Memory
-from memscribe.read.rank import _fragment, spread_sources
+from memscribe.read.rank import spread_sources
 from memscribe.read.search import _without_names
+from memscribe.read.traits import _fragment
 
 
 def test_a_second_memory_of_one_message_ranks_after_another_messages_memory() -> None:

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 from memscribe.core.records import MemoryRecord, Owner
-from memscribe.core.text import STOPWORDS
 from memscribe.read.topics import topics_of
+from memscribe.read.traits import Traits, traits_of
 
 __all__ = ["rerank_hits"]
 
@@ -39,8 +40,6 @@ _ASKS_ENDED = re.compile(
     r"|leave|end(?:ed)?|give up|gave up)\b",
     re.IGNORECASE,
 )
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_SPEAKER_TOO = re.compile(r"\b(?:I|I'm|I've|me|we|us)\b|我(?!的)")
 _ASKS_WHEN = re.compile(
     r"^\s*(?:when|what (?:day|date|year|month|time)|which (?:day|date|year)|how long ago|cu[aá]ndo|quand|wann"
     r"|quando)\b|什么时候|哪天|哪一天|几号|几月",
@@ -56,68 +55,57 @@ _ASKS_NAME = re.compile(
     r"|city|school|band|show|restaurant|car|phone|app|breed))\b|哪|谁|叫什么|d[oó]nde|qui|où|wo|wer|onde|qual",
     re.IGNORECASE,
 )
-_NUMBER = re.compile(r"\d")
-_PROPER = re.compile(r"(?<![.!?]\s)(?<!^)\b(?-i:[A-Z][a-z]+|[A-Z]{2,5})\b")
-_CJK = re.compile(r"[\u3400-\u9fff]")
-_HAS_DATE = re.compile(
-    r"\b(?:\d{1,2} (?:January|February|March|April|May|June|July|August|September|October|November|December)"
-    r"|(?:January|February|March|April|May|June|July|August|September|October|November|December) \d{1,2}"
-    r"|\d{4}-\d{2}-\d{2})\b|\d+月\d+",
-)
 
 
-def _topics(record: MemoryRecord) -> frozenset[str]:
+def _topics(record: MemoryRecord, traits: Traits) -> frozenset[str]:
     found = record.metadata.get("topics")
     if isinstance(found, list):
         return frozenset(t for t in found if isinstance(t, str))
-    return topics_of(record.text)
+    return traits.topics
 
 
-# Greetings, thanks and reactions: words that carry no fact ("Hey Mel, thanks so much, that's awesome!").
-_FILLER_WORDS = """hi hey hello hiya yo thanks thank bye goodbye wow great awesome cool nice amazing congrats
-    congratulations glad happy sure yeah yes yep ok okay lol haha good love see soon talk later
-    take care sounds sound really
-    totally absolutely agree definitely exactly right true oh ah aw omg hope day chat catch fun well lovely
-    beautiful gorgeous sweet super incredible wonderful fantastic proud"""
-_FILLER = frozenset(_FILLER_WORDS.split())
-_NAME_WORD = re.compile(r"(?<![.!?]\s)(?<!^)\b(?-i:[A-Z][a-z]+)\b")
+class _Asked(NamedTuple):
+    """What the query asks for, read once per rerank."""
+
+    temporary: bool  # about a stay, a trip or a plan
+    ended: bool  # about something that stopped
+    kind: str | None  # a date, a number, a name (or nothing in particular)
 
 
-def _fragment(text: str) -> bool:
-    """Fewer than three words that say something: no stopwords, fillers or the names a turn addresses."""
-    names = {m.group(0).lower() for m in _NAME_WORD.finditer(text)}
-    words = [w for w in _WORD.findall(text.lower()) if w not in STOPWORDS and w not in _FILLER and w not in names]
-    cjk = sum(1 for ch in text if "\u3400" <= ch <= "\u9fff")
-    return len(words) < 3 and cjk < 6
-
-
-def _answer_type(query: str, record: MemoryRecord, when: bool) -> float:
-    """A memory that holds what kind of thing the question asks for: a date, a number, a name."""
-    if when:
-        return _DATED if "event_date" in record.metadata or _HAS_DATE.search(record.text) else 1.0
+def _asks_for(query: str) -> str | None:
+    """What kind of thing the question asks for: a date, a number, a name (or nothing in particular)."""
+    if _ASKS_WHEN.search(query):
+        return "date"
     if _ASKS_NUMBER.search(query):
-        return _TYPED if _NUMBER.search(record.text) else 1.0
-    if _ASKS_NAME.search(query):
-        return _TYPED if _PROPER.search(record.text) or _CJK.search(record.text) else 1.0
-    return 1.0
+        return "number"
+    return "name" if _ASKS_NAME.search(query) else None
 
 
-def _shape(record: MemoryRecord, about: set[str], query: str) -> float:
+def _answer_type(kind: str | None, record: MemoryRecord, traits: Traits) -> float:
+    """A memory that holds what kind of thing the question asks for."""
+    if kind is None:
+        return 1.0
+    if kind == "date":
+        return _DATED if "event_date" in record.metadata or traits.dated else 1.0
+    return _TYPED if (traits.numeric if kind == "number" else traits.named) else 1.0
+
+
+def _shape(record: MemoryRecord, traits: Traits, about: set[str], asked: _Asked) -> float:
     factor = 1.0
-    tags = set(record.tags)
-    if "hypothetical" in tags or "plan" in tags:
-        factor *= 1.0 if _ASKS_TEMPORARY.search(query) else _SHAPE["hypothetical"]
-    if "temporary" in tags:
-        factor *= 1.0 if _ASKS_TEMPORARY.search(query) else _SHAPE["temporary"]
-    if "ended" in tags and not _ASKS_ENDED.search(query):
+    tags = record.tags
+    if ("hypothetical" in tags or "plan" in tags) and not asked.temporary:
+        factor *= _SHAPE["hypothetical"]
+    if "temporary" in tags and not asked.temporary:
+        factor *= _SHAPE["temporary"]
+    if "ended" in tags and not asked.ended:
         factor *= _SHAPE["ended"]
     if record.owner is Owner.AGENT:
         factor *= _SHAPE["agent"]
-    if _fragment(record.text):
+    if traits.fragment:
         factor *= _SHAPE["fragment"]
     if about and record.subject.lower() not in about:
         # "my friend dragged me to a chess club": someone else's memory that the speaker is part of
-        factor *= _SHAPE["shared"] if _SPEAKER_TOO.search(record.text) else _SHAPE["other"]
+        factor *= _SHAPE["shared"] if traits.speaker_too else _SHAPE["other"]
     return factor
 
 
@@ -155,9 +143,12 @@ def rerank_hits(
         relevance = _relevance(fused, vector or {}, keyword or {})
         fused = [(vid, relevance[vid]) for vid, _ in fused]
     wanted = topics_of(query)
+    asked = _Asked(_ASKS_TEMPORARY.search(query) is not None, _ASKS_ENDED.search(query) is not None, _asks_for(query))
+    traits = {vid: traits_of(records[vid]) for vid, _ in fused if vid in records}
+    topics = {vid: _topics(records[vid], found) for vid, found in traits.items()}
     # A stay is on no topic unless the query asks about stays: "renting an airbnb in Ribeira" says nothing of home.
-    passing = set() if _ASKS_TEMPORARY.search(query) else {vid for vid, _ in fused if _passing(records.get(vid))}
-    on_topic = [vid for vid, _ in fused if vid in records and vid not in passing and wanted & _topics(records[vid])]
+    passing = set() if asked.temporary else {vid for vid, _ in fused if _passing(records.get(vid))}
+    on_topic = [vid for vid, _ in fused if vid in records and vid not in passing and wanted & topics[vid]]
     # The newest statement on the topic is preferred among those about whom the query asks: a sister's move
     # is newer than the user's, and says nothing about where the user lives now.
     theirs = [vid for vid in on_topic if not about or records[vid].subject.lower() in about]
@@ -166,18 +157,19 @@ def rerank_hits(
     on_topic_set = set(on_topic)
     every = sorted((vid for vid, _ in fused if vid in records), key=lambda vid: records[vid].valid_from)
     age = {vid: (i + 1) / len(every) for i, vid in enumerate(every)}
-    when = _ASKS_WHEN.search(query) is not None
     scored = []
     for vid, score in fused:
         record = records.get(vid)
         if record is None:
             scored.append((vid, score))
             continue
-        factor = _shape(record, about, query) * (1.0 + _RECENT_ANY * age[vid]) * _answer_type(query, record, when)
+        own = traits[vid]
+        factor = _shape(record, own, about, asked) * (1.0 + _RECENT_ANY * age[vid])
+        factor *= _answer_type(asked.kind, record, own)
         if named and not _is_about(record.subject.lower(), named):
             factor *= _SHAPE["unnamed"]
         if vid in on_topic_set:
-            shared = len(wanted & _topics(record)) / len(wanted)
+            shared = len(wanted & topics[vid]) / len(wanted)
             factor *= (1.0 + (_TOPIC - 1.0) * shared) * (1.0 + _RECENT * recency.get(vid, 0.0))
         scored.append((vid, score * factor))
     order = {vid: i for i, (vid, _) in enumerate(fused)}

@@ -16,6 +16,7 @@ from datetime import UTC, datetime, timedelta
 from memscribe.core.clock import Clock
 from memscribe.core.records import Episode, Layer, MemoryDraft, Operation, Owner, Usage
 from memscribe.read.topics import has_cjk, topics_of
+from memscribe.read.traits import traits_of
 from memscribe.write.lite.cues import hypothetical
 from memscribe.write.lite.holding import during_stay, split_by_holding
 from memscribe.write.lite.language import someone_else, statement_drop_reason
@@ -341,8 +342,9 @@ class _EpisodeRun:
         current = without_old_value(memory)
         topics = topics_of(memory)
         older = [r for r in self.ledger.stored_similar(memory, Owner.USER, limit=12) if "hypothetical" not in r.tags]
-        own = [r.text for r in older if r.subject.casefold() == subject.casefold()]
-        on_topic = [text for text in own if topics_of(text) & topics]
+        mine = [r for r in older if r.subject.casefold() == subject.casefold()]
+        own = [r.text for r in mine]
+        on_topic = [r.text for r in mine if traits_of(r).topics & topics]
         current = drop_replaced_clause(drop_old_phrases(current, own), on_topic)
         return drop_old_values(current, on_topic, [r.text for r in older], own)
 

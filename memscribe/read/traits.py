@@ -1,0 +1,93 @@
+"""What the read path reads from a memory's own text: its topics, whether it is a fragment, whether it holds a
+date, a number or a name, whether the speaker is in it. Computed once per memory version and kept: a version's
+text never changes, and a writer's candidate searches rerank the same stored memories in every add.
+
+The cache is keyed by version id and checked against a hash of the text, so a reused id never gets another
+text's traits. Entries hold no text; an erasure (``forget``, ``purge``) empties the cache all the same.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import OrderedDict
+from typing import NamedTuple
+
+from memscribe.core.records import MemoryRecord
+from memscribe.core.text import STOPWORDS
+from memscribe.read.topics import topics_of
+
+__all__ = ["Traits", "forget_traits", "traits_of"]
+
+_HELD = 16_384  # versions kept (about 5 MB); the least recently used go first
+
+# Greetings, thanks and reactions: words that carry no fact ("Hey Mel, thanks so much, that's awesome!").
+_FILLER_WORDS = """hi hey hello hiya yo thanks thank bye goodbye wow great awesome cool nice amazing congrats
+    congratulations glad happy sure yeah yes yep ok okay lol haha good love see soon talk later
+    take care sounds sound really
+    totally absolutely agree definitely exactly right true oh ah aw omg hope day chat catch fun well lovely
+    beautiful gorgeous sweet super incredible wonderful fantastic proud"""
+_FILLER = frozenset(_FILLER_WORDS.split())
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_NAME_WORD = re.compile(r"(?<![.!?]\s)(?<!^)\b(?-i:[A-Z][a-z]+)\b")
+_NUMBER = re.compile(r"\d")
+_PROPER = re.compile(r"(?<![.!?]\s)(?<!^)\b(?-i:[A-Z][a-z]+|[A-Z]{2,5})\b")
+_CJK = re.compile(r"[\u3400-\u9fff]")
+_SPEAKER_TOO = re.compile(r"\b(?:I|I'm|I've|me|we|us)\b|我(?!的)")
+_HAS_DATE = re.compile(
+    r"\b(?:\d{1,2} (?:January|February|March|April|May|June|July|August|September|October|November|December)"
+    r"|(?:January|February|March|April|May|June|July|August|September|October|November|December) \d{1,2}"
+    r"|\d{4}-\d{2}-\d{2})\b|\d+月\d+",
+)
+
+
+class Traits(NamedTuple):
+    topics: frozenset[str]  # topics_of(text)
+    fragment: bool  # fewer than three words that say something
+    dated: bool  # names a day
+    numeric: bool  # holds a digit
+    named: bool  # holds a proper name (or CJK text)
+    speaker_too: bool  # the speaker is in it ("my friend dragged me to a chess club")
+
+
+def _fragment(text: str) -> bool:
+    """Fewer than three words that say something: no stopwords, fillers or the names a turn addresses."""
+    names = {m.group(0).lower() for m in _NAME_WORD.finditer(text)}
+    words = [w for w in _WORD.findall(text.lower()) if w not in STOPWORDS and w not in _FILLER and w not in names]
+    cjk = sum(1 for ch in text if "\u3400" <= ch <= "\u9fff")
+    return len(words) < 3 and cjk < 6
+
+
+def _read(text: str) -> Traits:
+    named = _PROPER.search(text) is not None or _CJK.search(text) is not None
+    return Traits(topics_of(text), _fragment(text), _HAS_DATE.search(text) is not None,
+                  _NUMBER.search(text) is not None, named, _SPEAKER_TOO.search(text) is not None)  # fmt: skip
+
+
+_cache: OrderedDict[str, tuple[int, Traits]] = OrderedDict()
+_shared: dict[Traits, Traits] = {}  # one copy of each distinct value: most memories share a handful
+_lock = threading.Lock()
+
+
+def traits_of(record: MemoryRecord) -> Traits:
+    """The traits of ``record``'s text, read once per version."""
+    key, check = record.version_id, hash(record.text)
+    with _lock:
+        held = _cache.get(key)
+        if held is not None and held[0] == check:
+            _cache.move_to_end(key)
+            return held[1]
+    traits = _read(record.text)
+    with _lock:
+        traits = _shared.setdefault(traits, traits) if len(_shared) < _HELD else traits
+        _cache[key] = (check, traits)
+        if len(_cache) > _HELD:
+            _cache.popitem(last=False)
+    return traits
+
+
+def forget_traits() -> None:
+    """Empty the cache (on every erasure)."""
+    with _lock:
+        _cache.clear()
+        _shared.clear()
