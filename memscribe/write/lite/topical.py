@@ -23,6 +23,7 @@ from memscribe.read.topics import MULTI_TOPICS
 from memscribe.write.lite.cues import changes, ends, hypothetical, temporary
 from memscribe.write.lite.ledger import Ledger, Pending
 from memscribe.write.lite.levels import ladder_steps, stepped_past
+from memscribe.write.lite.linked import changed_topics, stated_topics
 from memscribe.write.lite.matching import content_tokens, stem
 from memscribe.write.lite.phrases import believed_values
 from memscribe.write.lite.residue import ended_values
@@ -111,7 +112,7 @@ class TopicReplacer:
         self._end_values(entry, draft, said, at, speaker)
         self._believed(entry, draft, said, at, speaker)
         ending = ends(said)  # "handed in my notice. going freelance" ends a job even as it goes on
-        single = topics - MULTI_TOPICS
+        single = changed_topics(said, topics - MULTI_TOPICS) if ending or changes(said) else set()
         multi = topics & MULTI_TOPICS if "ended" in draft.tags else set()
         if not (single or multi or _measures(said)) or not (ending or changes(said)):
             return
@@ -122,7 +123,7 @@ class TopicReplacer:
             if record.id in seen or not self._comparable(record, draft, start):
                 continue
             seen.add(record.id)
-            shared = _topics(record.metadata) & single
+            shared = _topics(record.metadata) & single & stated_topics(record.text)
             if not shared and _topics(record.metadata) & multi and words & content_tokens(record.text):
                 shared = _topics(record.metadata) & multi
             if not shared and (measures := _measures(said)) and _remeasured(measures, record.text):
