@@ -60,3 +60,19 @@ def test_a_new_job_said_outright_still_replaces_the_old_one(tmp_path: Path) -> N
         (datetime(2024, 2, 2, tzinfo=UTC), "I got a new job at the county library!"),
     ])  # fmt: skip
     assert "library" in current and "hardware store" not in current
+
+
+def test_a_job_lost_stays_told_when_a_new_one_starts(tmp_path: Path) -> None:
+    current = _current(tmp_path, [
+        (datetime(2024, 1, 2, tzinfo=UTC), "I lost my job at the bottling plant on Friday."),
+        (datetime(2024, 3, 2, tzinfo=UTC), "Started my new job at the bakery today!"),
+    ])  # fmt: skip
+    assert "bottling plant" in current and "bakery" in current
+
+
+def test_taking_up_again_what_had_ended_closes_the_ending(tmp_path: Path) -> None:
+    current = _current(tmp_path, [
+        (datetime(2024, 1, 2, tzinfo=UTC), "I quit smoking on New Year's Day."),
+        (datetime(2024, 3, 2, tzinfo=UTC), "Ugh, I'm smoking again now, the new job is stressful."),
+    ])  # fmt: skip
+    assert "smoking again" in current and "quit smoking" not in current

@@ -9,7 +9,9 @@ about the same subject and on the same topic: its version gets ``valid_to`` (an 
 reason), so it leaves current search but stays in history. Statements that are hypothetical, temporary,
 questions or someone else's never close anything, and an older statement (a late import) never closes a newer
 one. On multi-valued topics (pets, children, hobbies) only an ending closes, and only statements that share a
-name or content word with it ("Clover was put to sleep" closes "we adopted Clover").
+name or content word with it ("Clover was put to sleep" closes "we adopted Clover"). A statement of an ending
+("lost my job at the depot") holds no current value, so a later change on its topic leaves it true; only taking
+the thing up again ("smoking again", "back to the office") closes it.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ _SWITCH = re.compile(
     r"\b(?:switched|switching|instead|now|replaced|moved to|started|joined|took up|new|for a|to a)\b|换成|改成|现在",
     re.IGNORECASE,
 )
+# What takes up again what had ended: only this closes a statement of the ending ("smoking again").
+_RESUMED = re.compile(r"\b(?:again|back to|went back|got back|returned to|relapsed|restarted|resumed)\b", re.IGNORECASE)
 _NEVER_REPLACES = frozenset({"hypothetical", "temporary", "recommendation"})
 _CANDIDATES = 12
 
@@ -118,12 +122,16 @@ class TopicReplacer:
             return
         start = draft.valid_from or at
         words = content_tokens(said)
+        resumed = _RESUMED.search(said) is not None
         seen: set[str] = set()
         for record in self._candidates(draft):
             if record.id in seen or not self._comparable(record, draft, start):
                 continue
             seen.add(record.id)
-            shared = _topics(record.metadata) & single & stated_topics(record.text)
+            if "ended" in record.tags and not resumed:
+                shared: set[str] = set()  # what ended stays ended: "lost my job at the depot" is still so
+            else:
+                shared = _topics(record.metadata) & single & stated_topics(record.text)
             if not shared and _topics(record.metadata) & multi and words & content_tokens(record.text):
                 shared = _topics(record.metadata) & multi
             if not shared and (measures := _measures(said)) and _remeasured(measures, record.text):
