@@ -1,0 +1,47 @@
+"""What an answer answers: a question one person asks, and another answers in the next message.
+
+"How long have you been into art?" stores nothing of its own: it asks, it tells nothing. But the answer that
+follows ("Since I was 17 or so") means what it means only beside it. The first memory of the answering
+message cites the question's message too, so its provenance holds both the question and the answer. Only
+questions between people in the chat count: an assistant's questions are not the user's words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from memscribe.core.records import Message, Operation
+
+__all__ = ["cite_questions"]
+
+
+def _asks(message: Message) -> bool:
+    return message.role == "user" and "?" in message.content
+
+
+def cite_questions(ops: Sequence[Operation], messages: Sequence[Message]) -> list[Operation]:
+    """``ops`` with the first memory of each answering message citing the question just before it."""
+    cited = {i for op in ops if op.draft is not None and op.draft.episode_id is None for i in op.draft.message_indices}
+    out, answered = [], set()
+    for op in ops:
+        draft = op.draft
+        if draft is None or draft.episode_id is not None or len(draft.message_indices) != 1:
+            out.append(op)
+            continue
+        (index,) = draft.message_indices
+        asked = index - 1
+        if (
+            asked in cited
+            or asked in answered
+            or asked < 0
+            or index >= len(messages)
+            or messages[index].role != "user"
+            or not _asks(messages[asked])
+            or messages[asked].name == messages[index].name
+        ):
+            out.append(op)
+            continue
+        answered.add(asked)
+        out.append(replace(op, draft=replace(draft, message_indices=(asked, index))))
+    return out
