@@ -1,4 +1,4 @@
-"""An answer cites the question asked just before it by someone else in the chat."""
+"""An answer keeps and cites the question asked just before it by someone else in the chat."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ def test_the_answer_cites_the_question_it_answers(tmp_path: Path) -> None:
         {"role": "user", "name": "Ivo", "content": "Wow! How long have you been drawing?"},
         {"role": "user", "name": "Noor", "content": "Since I was 12 or so. It calms me down after work."},
     ])  # fmt: skip
-    assert [0, 1] in rows.values()
+    assert rows['Asked "How long have you been drawing?": Since I was 12 or so. It calms me down after work.'] == [0, 1]
 
 
 def test_an_assistants_question_and_ones_own_question_are_not_cited(tmp_path: Path) -> None:

@@ -2,12 +2,14 @@
 
 "How long have you been into art?" stores nothing of its own: it asks, it tells nothing. But the answer that
 follows ("Since I was 17 or so") means what it means only beside it. The first memory of the answering
-message cites the question's message too, so its provenance holds both the question and the answer. Only
-questions between people in the chat count: an assistant's questions are not the user's words.
+message keeps the question with it (``Asked "How long have you been into art?": Since I was 17 or so.``) and
+cites the question's message too. Only questions between people in the chat count: an assistant's questions
+are not the user's words, and one's own question is no context for one's next message.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -15,13 +17,20 @@ from memscribe.core.records import Message, Operation
 
 __all__ = ["cite_questions"]
 
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+
 
 def _asks(message: Message) -> bool:
     return message.role == "user" and "?" in message.content
 
 
+def _questions(text: str) -> str:
+    """The sentences of ``text`` that ask."""
+    return " ".join(s for s in _SENTENCE.split(text.strip()) if s.rstrip().endswith("?"))
+
+
 def cite_questions(ops: Sequence[Operation], messages: Sequence[Message]) -> list[Operation]:
-    """``ops`` with the first memory of each answering message citing the question just before it."""
+    """``ops`` with the first memory of each answering message keeping and citing the question before it."""
     cited = {i for op in ops if op.draft is not None and op.draft.episode_id is None for i in op.draft.message_indices}
     out, answered = [], set()
     for op in ops:
@@ -43,5 +52,8 @@ def cite_questions(ops: Sequence[Operation], messages: Sequence[Message]) -> lis
             out.append(op)
             continue
         answered.add(asked)
-        out.append(replace(op, draft=replace(draft, message_indices=(asked, index))))
+        draft = replace(draft, message_indices=(asked, index))
+        if question := _questions(messages[asked].content):
+            draft = replace(draft, text=f'Asked "{question}": {draft.text}')
+        out.append(replace(op, draft=draft))
     return out
