@@ -31,3 +31,11 @@ def test_an_assistants_question_and_ones_own_question_are_not_cited(tmp_path: Pa
         {"role": "user", "name": "Noor", "content": "I bought a set of charcoal pencils on Saturday."},
     ])  # fmt: skip
     assert all(len(indices) == 1 for indices in rows.values())
+
+
+def test_catching_up_gives_no_context_to_keep(tmp_path: Path) -> None:
+    rows = _provenance(tmp_path, [
+        {"role": "user", "name": "Ivo", "content": "Hey Noor, what's up? How have you been?"},
+        {"role": "user", "name": "Noor", "content": "I started a pottery course at the community college."},
+    ])  # fmt: skip
+    assert not any(text.startswith("Asked") for text in rows)

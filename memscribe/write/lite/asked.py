@@ -14,10 +14,16 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from memscribe.core.records import Message, Operation
+from memscribe.write.lite.matching import content_tokens, stem
 
 __all__ = ["cite_questions"]
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_NAME = re.compile(r"(?<=\w[,\s])[A-Z][a-z]+\b")  # "Hey Mel, …": a name said in passing
+_CATCHING_UP = frozenset(
+    stem(w) for w in ("hey", "hi", "hello", "up", "since", "talk", "talked", "think", "tell", "going", "doing",
+                      "been", "lately", "new", "anything", "else", "how'd", "what's")
+)  # fmt: skip
 
 
 def _asks(message: Message) -> bool:
@@ -25,8 +31,10 @@ def _asks(message: Message) -> bool:
 
 
 def _questions(text: str) -> str:
-    """The sentences of ``text`` that ask."""
-    return " ".join(s for s in _SENTENCE.split(text.strip()) if s.rstrip().endswith("?"))
+    """The sentences of ``text`` that ask something of substance: catching up ("Hey Mel, what's up?", "How
+    about you?", "What's been up since we talked?") gives an answer no context worth keeping."""
+    asked = [s for s in _SENTENCE.split(text.strip()) if s.rstrip().endswith("?")]
+    return " ".join(s for s in asked if len(content_tokens(_NAME.sub(" ", s)) - _CATCHING_UP) >= 2)
 
 
 def cite_questions(ops: Sequence[Operation], messages: Sequence[Message]) -> list[Operation]:
@@ -41,8 +49,7 @@ def cite_questions(ops: Sequence[Operation], messages: Sequence[Message]) -> lis
         (index,) = draft.message_indices
         asked = index - 1
         if (
-            asked in cited
-            or asked in answered
+            asked in answered
             or asked < 0
             or index >= len(messages)
             or messages[index].role != "user"
@@ -52,7 +59,8 @@ def cite_questions(ops: Sequence[Operation], messages: Sequence[Message]) -> lis
             out.append(op)
             continue
         answered.add(asked)
-        draft = replace(draft, message_indices=(asked, index))
+        if asked not in cited:  # the question's own words stored nothing: the answer is what cites them
+            draft = replace(draft, message_indices=(asked, index))
         if question := _questions(messages[asked].content):
             draft = replace(draft, text=f'Asked "{question}": {draft.text}')
         out.append(replace(op, draft=draft))
