@@ -2,9 +2,10 @@
 
 "How long have you been into art?" stores nothing of its own: it asks, it tells nothing. But the answer that
 follows ("Since I was 17 or so") means what it means only beside it. The first memory of the answering
-message keeps the question with it (``Asked "How long have you been into art?": Since I was 17 or so.``) and
-cites the question's message too. Only questions between people in the chat count: an assistant's questions
-are not the user's words, and one's own question is no context for one's next message.
+message keeps the question with it (``Asked "How long have you been into art?": Since I was 17 or so.``), and
+cites the question's message too when that message stored nothing of its own. Only questions between people in
+the chat count: an assistant's questions are not the user's words, and one's own question is no context for
+one's next message.
 """
 
 from __future__ import annotations
