@@ -41,7 +41,8 @@ def _questions(text: str) -> str:
 def cite_questions(ops: Sequence[Operation], messages: Sequence[Message]) -> list[Operation]:
     """``ops`` with the first memory of each answering message keeping and citing the question before it."""
     cited = {i for op in ops if op.draft is not None and op.draft.episode_id is None for i in op.draft.message_indices}
-    out, answered = [], set()
+    out: list[Operation] = []
+    answered: set[int] = set()
     for op in ops:
         draft = op.draft
         if draft is None or draft.episode_id is not None or len(draft.message_indices) != 1:
