@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from memscribe import Memory
+from memscribe.read.topics import topics_of
 from memscribe.write.lite.cues import ends
 from memscribe.write.lite.linked import changed_topics, stated_topics
 
@@ -76,3 +77,10 @@ def test_taking_up_again_what_had_ended_closes_the_ending(tmp_path: Path) -> Non
         (datetime(2024, 3, 2, tzinfo=UTC), "Ugh, I'm smoking again now, the new job is stressful."),
     ])  # fmt: skip
     assert "smoking again" in current and "quit smoking" not in current
+
+
+def test_working_on_something_and_offering_help_name_no_job() -> None:
+    assert "work" not in topics_of("I'm working on a new quilt for my niece")
+    assert "work" not in topics_of("now I'm ready to offer them love and support")
+    assert "work" in topics_of("I got an offer from the county library")
+    assert "work" in topics_of("I'm working on the payments team now")

@@ -141,6 +141,8 @@ _IDIOMS = re.compile(
     r"\b(?:(?:hard|some|great|good|amazing|impressive|awesome|incredible|fantastic|important|creative|art"
     r"|volunteer|charity|so much|much|more|a lot of|lots of|such|nice|beautiful|keep up the|the)"
     r" work(?!s? (?:at|for|as)\b)"
+    r"|work(?:ing|ed|s)? on (?:a|an|my|some|something|this|that|these|those|it|new|another|one)\b"
+    r"|offer(?:ing|ed|s)? (?:them|him|her|you|us|love|support|help|advice|a hand|to)\b"
     r"|work (?:in progress|of art|out|through|on myself|together)|(?:it|that|this) works|works? for (?:me|us)"
     r"|work(?:ed|s|ing) out|make (?:[\w']+ ){0,2}work|(?:work|working|worked) (?:hard|harder|so hard|on it)"
     r"|hard-working|get to work|(?:pay|pays|paid|paying) off|work(?:s|ed|ing)? (?:towards?|toward)"
