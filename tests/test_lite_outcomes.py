@@ -2,20 +2,27 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from test_lite_support import ListCandidates, at, kinds, propose, record, say
 
-from memscribe.core.records import OpKind
+from memscribe import Memory
+from memscribe.core.records import Layer, OpKind
 from memscribe.write.lite.plans import accomplishment, fulfils
 
 
-def test_wrapping_up_a_renovation_closes_the_plan_to_renovate() -> None:
+def test_wrapping_up_a_renovation_marks_the_plan_to_renovate_done() -> None:
     store = ListCandidates()
     say(store, "My goal this year is to renovate the kitchen.", at(2023, 1, 5))
     ops = say(store, "I finally wrapped up the kitchen renovation!", at(2023, 6, 3))
-    assert kinds(ops) == [OpKind.SUPERSEDE] and "carried out" in ops[0].reason
-    assert store.current_values("user/plan") == []
-    done = ops[0].draft
-    assert done is not None and done.slot is None and "wrapped up the kitchen renovation" in done.text
+    assert kinds(ops) == [OpKind.ADD, OpKind.UPDATE] and "carried out" in ops[1].reason
+    assert store.current_values("user/plan") == []  # no longer an open intention
+    outcome, plan = ops[0].draft, ops[1].draft
+    assert outcome is not None and outcome.slot is None and "wrapped up the kitchen renovation" in outcome.text
+    # The plan stays current, as what was planned: "when was she planning to renovate?" still finds it.
+    assert plan is not None and plan.text == "My goal in 2023 is to renovate the kitchen."
+    assert plan.layer is Layer.FACT and "plan-done" in plan.tags and plan.metadata["carried_out_on"] == "2023-06-03"
+    assert any("renovate the kitchen" in r.text for r in store._current())
 
 
 def test_getting_back_from_a_trip_closes_the_plan_to_visit() -> None:
@@ -111,3 +118,18 @@ def test_everyday_phrasings_of_facts() -> None:
 
 def test_being_with_someone_at_a_place_is_no_partner() -> None:
     assert _facts("I'm with Jordan at the cinema.") == []
+
+
+def test_a_plan_marked_done_keeps_the_episode_it_was_said_in(tmp_path: Path) -> None:
+    memory = Memory(tmp_path / "store.db", writer="lite", embedder="hash")
+    said = [{"role": "user", "content": "Rain again today.", "name": "Noor"},
+            {"role": "user", "content": "I'm planning to adopt a rabbit.", "name": "Noor"}]  # fmt: skip
+    first = memory.add(said, user_id="u", timestamp="2023-01-05T10:00:00Z")
+    later = [{"role": "user", "content": "We adopted a rabbit last week!", "name": "Noor"}]
+    assert any(
+        r["event"] == "UPDATE" for r in memory.add(later, user_id="u", timestamp="2023-03-01T10:00:00Z")["results"]
+    )
+    rows = {r["memory"]: r["provenance"] for r in memory.list(user_id="u")["results"]}
+    plan = rows["I'm planning to adopt a rabbit."]
+    assert plan["episode_id"] == first["episode_id"] and plan["message_indices"] == [1]
+    memory.close()

@@ -191,9 +191,10 @@ def test_a_completed_plan_closes_the_intention() -> None:
     assert plan_ops[0].draft is not None and plan_ops[0].draft.layer is Layer.INTENTION
     plan_id = store.by_slot("user/plan")[0].id
     ops = say(store, "I adopted a dog last week!", at(2023, 3, 1))
-    op = only(ops, OpKind.SUPERSEDE)
+    op = only(ops, OpKind.UPDATE)
     assert op.target == plan_id and "carried out" in op.reason
-    assert op.draft is not None and op.draft.slot == "user/pets"
+    assert op.draft is not None and op.draft.layer is Layer.FACT and "plan-done" in op.draft.tags
+    assert only(ops, OpKind.ADD).draft.slot == "user/pets"  # type: ignore[union-attr]
     assert store.current_values("user/plan") == []
 
 
@@ -201,7 +202,8 @@ def test_i_adopted_a_dog_closes_i_am_planning_to_adopt_a_dog() -> None:
     store = ListCandidates()
     say(store, "I'm planning to adopt a dog", at(2023, 1, 5))
     ops = say(store, "I adopted a dog", at(2023, 2, 5))
-    assert kinds(ops) == [OpKind.SUPERSEDE] and store.current_values("user/pets") == ["dog"]
+    assert kinds(ops) == [OpKind.ADD, OpKind.UPDATE] and store.current_values("user/pets") == ["dog"]
+    assert store.current_values("user/plan") == []
 
 
 def test_a_dated_plan_carries_its_expiry() -> None:
@@ -212,12 +214,12 @@ def test_a_dated_plan_carries_its_expiry() -> None:
     assert draft.text == "I'm flying to Tokyo on 9 June 2023."
 
 
-def test_a_completed_move_supersedes_both_the_old_city_and_the_plan() -> None:
+def test_a_completed_move_supersedes_the_old_city_and_marks_the_plan_done() -> None:
     store = ListCandidates()
     say(store, "I live in Seattle.", at(2023, 1, 5))
     say(store, "I'm thinking about moving to Sydney.", at(2023, 2, 5))
     ops = say(store, "I finally moved to Sydney!", at(2023, 6, 3))
-    assert kinds(ops) == [OpKind.SUPERSEDE, OpKind.SUPERSEDE]
+    assert kinds(ops) == [OpKind.SUPERSEDE, OpKind.UPDATE]
     assert store.current_values("user/residence") == ["sydney"]
     assert store.current_values("user/plan") == []
 

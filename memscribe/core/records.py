@@ -118,6 +118,9 @@ class MemoryDraft:
     valid_from: datetime | None = None
     valid_to: datetime | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    # The episode whose messages ``message_indices`` count; None: the episode being written. A revision of an
+    # older statement keeps the episode it was said in, so its provenance still points at the words.
+    episode_id: str | None = None
 
 
 @dataclass(frozen=True)

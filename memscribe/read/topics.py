@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-__all__ = ["MULTI_TOPICS", "TOPICS", "has_cjk", "topics_of"]
+__all__ = ["MULTI_TOPICS", "TOPICS", "has_cjk", "shaped_topics", "topic_spans", "topics_of"]
 
 # English cues are whole words (a trailing "*" allows any ending); CJK cues match as substrings.
 _CUES: dict[str, tuple[str, str]] = {
@@ -141,6 +141,8 @@ _IDIOMS = re.compile(
     r"\b(?:(?:hard|some|great|good|amazing|impressive|awesome|incredible|fantastic|important|creative|art"
     r"|volunteer|charity|so much|much|more|a lot of|lots of|such|nice|beautiful|keep up the|the)"
     r" work(?!s? (?:at|for|as)\b)"
+    r"|work(?:ing|ed|s)? on (?:a|an|my|some|something|this|that|these|those|it|new|another|one)\b"
+    r"|offer(?:ing|ed|s)? (?:them|him|her|you|us|love|support|help|advice|a hand|to)\b"
     r"|work (?:in progress|of art|out|through|on myself|together)|(?:it|that|this) works|works? for (?:me|us)"
     r"|work(?:ed|s|ing) out|make (?:[\w']+ ){0,2}work|(?:work|working|worked) (?:hard|harder|so hard|on it)"
     r"|hard-working|get to work|(?:pay|pays|paid|paying) off|work(?:s|ed|ing)? (?:towards?|toward)"
@@ -186,19 +188,34 @@ def _tables() -> tuple[dict[str, frozenset[str]], dict[str, tuple[str, ...]], di
     )
 
 
+def _word_topics(word: str) -> frozenset[str]:
+    exact, prefixes, _ = _tables()
+    found = exact.get(word, frozenset())
+    return found | {topic for topic, heads in prefixes.items() if topic not in found and word.startswith(heads)}
+
+
 def topics_of(text: str) -> frozenset[str]:
     """The topics ``text`` names, by its cue words."""
-    exact, prefixes, cjk = _tables()
+    _, _, cjk = _tables()
     found: set[str] = set()
     plain = _IDIOMS.sub(" ", text)
     if plain != text and any(_HOBBY_CLASS.search(m.group(0)) for m in _IDIOMS.finditer(text)):
         found.add("hobby")  # "a pottery class" is a hobby's class
     for word in _WORD.findall(plain.lower()):
-        found |= exact.get(word, frozenset())
-        for topic, heads in prefixes.items():
-            if topic not in found and word.startswith(heads):
-                found.add(topic)
+        found |= _word_topics(word)
     if has_cjk(text):
         found |= {topic for topic, cues in cjk.items() if any(c in text for c in cues)}
-    found |= {topic for topic, shape in _SHAPES if shape.search(text)}
-    return frozenset(found)
+    return frozenset(found) | shaped_topics(text)
+
+
+def topic_spans(text: str) -> list[tuple[int, int, frozenset[str]]]:
+    """Where ``text`` names a topic by a cue word: (start, end, topics) of each such word, idioms left out.
+    CJK cues and value shapes have no word of their own and are not listed."""
+    plain = _IDIOMS.sub(lambda m: " " * len(m.group(0)), text.lower())
+    spans = [(m.start(), m.end(), _word_topics(m.group(0))) for m in _WORD.finditer(plain)]
+    return [span for span in spans if span[2]]
+
+
+def shaped_topics(text: str) -> frozenset[str]:
+    """The topics whose value ``text`` holds in a telling shape (a phone number, an address, a dose, a sum)."""
+    return frozenset(topic for topic, shape in _SHAPES if shape.search(text))

@@ -196,7 +196,7 @@ def _new(
         layer=d.layer,
         scene=d.scene,
         tags=d.tags,
-        episode_id=episode.id,
+        episode_id=d.episode_id or episode.id,
         message_indices=d.message_indices,
         confidence=d.confidence,
         writer=writer,

@@ -15,7 +15,7 @@ import re
 
 from memscribe.write.lite.lazy import lazy
 
-__all__ = ["changes", "end_cues", "ends", "hypothetical", "temporary"]
+__all__ = ["change_cues", "changes", "end_cues", "ends", "hypothetical", "temporary"]
 
 _CHANGE = lazy(
     r"\b(?:now|nowadays|these days|currently|at the moment|no longer|not \w+ anymore|anymore|any more"
@@ -26,7 +26,8 @@ _CHANGE = lazy(
     r"|changed my name|legally|after the wedding|just got|quit|left|gave up|stopped|raised|increased"
     r"|decreased|dropped|went up|went down|renewed|dropped to|up to|down to|passed|graduated|made|bumped|appointed"
     r"|named|elevated|stepped up|took over|signed|closed on|anymore|replaced|dethroned|gone|no more|these days"
-    r"|renamed|rebranded|first day (?:at|of|in))\b"
+    r"|renamed|rebranded|first day (?:at|of|in)|(?:gave|given|handed in|put in) (?:my|her|his|their) notice"
+    r"|move(?:'s| is| was| has been) (?:done|over|finished|complete|official)|(?:finished|done) moving)\b"
     r"|搬到|搬去|搬家|现在|换了|换成|跳槽|入职|离职|辞职|升职|晋升|改成|改为|开始|已经|终于|不再|回到|涨"
     r"|ahora|ya no|me mudé|nos mudamos|cambié|empecé|maintenant|désormais|je commence|j'ai démissionné"
     r"|déménagé|jetzt|nicht mehr|umgezogen|gewechselt|agora|já não|mudei|mudamos|comecei",
@@ -34,7 +35,8 @@ _CHANGE = lazy(
 )
 _END = lazy(
     r"\b(?:no longer|anymore|any more|quit|quitting|left|leaving|resigned|handed in my notice|laid off"
-    r"|let go|fired|lost my job|stepped down|retired|passed away|died|put (?:her|him|them|it) to sleep"
+    r"|(?:gave|given|put in) (?:my|her|his|their) notice|let go|fired|lost my job|stepped down|retired"
+    r"|passed away|died|put (?:her|him|them|it) to sleep"
     r"|put down|rehomed|re-homed|gave (?:her|him|them|it) away|ran away|broke up|split up|divorced"
     r"|separated|sold|stopped|gave up|got rid of|moved out|not \w+ anymore|ex-|last day (?:at|of|in)"
     r"|said (?:bye|goodbye) to|put (?-i:[A-Z][a-z]+) to sleep"
@@ -80,6 +82,11 @@ def changes(text: str) -> bool:
 def ends(text: str) -> bool:
     """Whether ``text`` says a value stopped holding."""
     return _END.search(text) is not None
+
+
+def change_cues(text: str) -> list[re.Match[str]]:
+    """Where ``text`` says a value is new, in order."""
+    return list(_CHANGE.finditer(text))
 
 
 def end_cues(text: str) -> list[re.Match[str]]:

@@ -1,11 +1,12 @@
-"""Plans carried out: a later statement that reports doing what was planned closes the plan (SUPERSEDE).
+"""Plans carried out: a later statement that reports doing what was planned marks the plan done.
 
 Two readings count as carrying out a plan. The statement's verb is the plan's verb (or a synonym: "planning
 to adopt a dog", then "we adopted a dog") and it shares the plan's object, if the plan names one. Or the
 statement reports an accomplishment — finished, completed, wrapped up, done with, got back from, made it to,
 "my first …" — and names at least half of the plan's object words ("renovate the kitchen", then "I finally
-wrapped up the kitchen renovation"). The outcome is kept as a dated event with no slot, so it never reads as
-an open intention.
+wrapped up the kitchen renovation"). The plan stays current, tagged ``plan-done`` with the day it was carried
+out (an UPDATE journaled with the reason): what someone planned and when is still asked after ("when was she
+planning to go camping?"). The outcome is its own statement, a dated event with no slot.
 """
 
 from __future__ import annotations
@@ -14,11 +15,12 @@ import re
 from dataclasses import replace
 from datetime import datetime
 
-from memscribe.core.records import MemoryDraft, MemoryRecord, Operation, OpKind
+from memscribe.core.records import Layer, MemoryDraft, MemoryRecord, Operation, OpKind
 from memscribe.write.lite.lazy import lazy
 from memscribe.write.lite.ledger import Ledger, Pending
 from memscribe.write.lite.lexicon import VERB_GROUPS
 from memscribe.write.lite.matching import content_tokens, stem
+from memscribe.write.lite.revise import draft_from_record
 from memscribe.write.lite.tense import lemmas
 
 __all__ = ["PlanCompletions", "accomplishment"]
@@ -91,20 +93,19 @@ class PlanCompletions:
     def _close(
         self, plan: MemoryRecord, produced: list[Pending], event: MemoryDraft, at: datetime, speaker: str
     ) -> None:
+        """Mark ``plan`` carried out; it stays current, as what was planned and when."""
         reason = f"plan '{plan.value}' carried out"
-        fresh = [e for e in produced if e.alive and e.op.kind is OpKind.ADD and e.op.target is None and e.draft]
-        if fresh and fresh[0].draft is not None:
-            entry, draft = fresh[0], fresh[0].draft
-            start = max(draft.valid_from or at, plan.valid_from)
-            self.ledger.revise(
-                entry,
-                kind=OpKind.SUPERSEDE,
-                target=plan.id,
-                draft=replace(draft, valid_from=start),
-                reason=f"{reason}; {entry.op.reason}",
-                candidates=(plan.id,),
-            )
-            return
-        start = max(event.valid_from or at, plan.valid_from)
-        closing = replace(event, slot=None, value=None, valid_from=start, tags=(*event.tags, "plan-done"))
-        self.ledger.propose(Operation(OpKind.SUPERSEDE, reason, closing, plan.id, (plan.id,)), at, speaker)
+        done_on = (event.valid_from or at).date().isoformat()
+        metadata = {k: v for k, v in plan.metadata.items() if k != "valid_until"}
+        # No longer an open intention (no plan slot, no deadline), but what was planned and when still holds.
+        done = draft_from_record(
+            plan, slot=None, layer=Layer.FACT, valid_to=None, tags=(*plan.tags, "plan-done"),
+            metadata={**metadata, "carried_out_on": done_on},
+        )  # fmt: skip
+        self.ledger.propose(Operation(OpKind.UPDATE, f"{reason}: kept as what was planned", done, plan.id,
+                                      (plan.id,)), at, speaker)  # fmt: skip
+        if not any(e.alive and e.draft is not None for e in produced):
+            # The outcome said nothing new beside the plan: it is still kept, as a dated event.
+            start = max(event.valid_from or at, plan.valid_from)
+            outcome = replace(event, slot=None, value=None, valid_from=start, tags=(*event.tags, "plan-done"))
+            self.ledger.propose(Operation(OpKind.ADD, reason, outcome, None, (plan.id,)), at, speaker)

@@ -27,7 +27,8 @@ _THAT = frozenset({"that", "this", "what i said", "what i just said", "that last
 
 
 def draft_from_record(record: MemoryRecord, **changes: object) -> MemoryDraft:
-    """A draft that reproduces ``record`` (for an UPDATE), with ``changes`` applied."""
+    """A draft that reproduces ``record`` (for an UPDATE), with ``changes`` applied. It keeps the record's
+    episode, so its message indices still name the words they were said in, unless ``changes`` gives others."""
     draft = MemoryDraft(
         text=record.text,
         subject=record.subject,
@@ -42,7 +43,10 @@ def draft_from_record(record: MemoryRecord, **changes: object) -> MemoryDraft:
         valid_from=record.valid_from,
         valid_to=record.valid_to,
         metadata=dict(record.metadata),
+        episode_id=record.episode_id,
     )
+    if "message_indices" in changes:
+        changes = {"episode_id": None, **changes}
     return replace(draft, **changes)  # type: ignore[arg-type]
 
 

@@ -9,7 +9,9 @@ about the same subject and on the same topic: its version gets ``valid_to`` (an 
 reason), so it leaves current search but stays in history. Statements that are hypothetical, temporary,
 questions or someone else's never close anything, and an older statement (a late import) never closes a newer
 one. On multi-valued topics (pets, children, hobbies) only an ending closes, and only statements that share a
-name or content word with it ("Clover was put to sleep" closes "we adopted Clover").
+name or content word with it ("Clover was put to sleep" closes "we adopted Clover"). A statement of an ending
+("lost my job at the depot") holds no current value, so a later change on its topic leaves it true; only taking
+the thing up again ("smoking again", "back to the office") closes it.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from memscribe.read.topics import MULTI_TOPICS
 from memscribe.write.lite.cues import changes, ends, hypothetical, temporary
 from memscribe.write.lite.ledger import Ledger, Pending
 from memscribe.write.lite.levels import ladder_steps, stepped_past
+from memscribe.write.lite.linked import changed_topics, stated_topics
 from memscribe.write.lite.matching import content_tokens, stem
 from memscribe.write.lite.phrases import believed_values
 from memscribe.write.lite.residue import ended_values
@@ -35,6 +38,8 @@ _SWITCH = re.compile(
     r"\b(?:switched|switching|instead|now|replaced|moved to|started|joined|took up|new|for a|to a)\b|换成|改成|现在",
     re.IGNORECASE,
 )
+# What takes up again what had ended: only this closes a statement of the ending ("smoking again").
+_RESUMED = re.compile(r"\b(?:again|back to|went back|got back|returned to|relapsed|restarted|resumed)\b", re.IGNORECASE)
 _NEVER_REPLACES = frozenset({"hypothetical", "temporary", "recommendation"})
 _CANDIDATES = 12
 
@@ -111,18 +116,22 @@ class TopicReplacer:
         self._end_values(entry, draft, said, at, speaker)
         self._believed(entry, draft, said, at, speaker)
         ending = ends(said)  # "handed in my notice. going freelance" ends a job even as it goes on
-        single = topics - MULTI_TOPICS
+        single = changed_topics(said, topics - MULTI_TOPICS) if ending or changes(said) else set()
         multi = topics & MULTI_TOPICS if "ended" in draft.tags else set()
         if not (single or multi or _measures(said)) or not (ending or changes(said)):
             return
         start = draft.valid_from or at
         words = content_tokens(said)
+        resumed = _RESUMED.search(said) is not None
         seen: set[str] = set()
         for record in self._candidates(draft):
             if record.id in seen or not self._comparable(record, draft, start):
                 continue
             seen.add(record.id)
-            shared = _topics(record.metadata) & single
+            if "ended" in record.tags and not resumed:
+                shared: set[str] = set()  # what ended stays ended: "lost my job at the depot" is still so
+            else:
+                shared = _topics(record.metadata) & single & stated_topics(record.text)
             if not shared and _topics(record.metadata) & multi and words & content_tokens(record.text):
                 shared = _topics(record.metadata) & multi
             if not shared and (measures := _measures(said)) and _remeasured(measures, record.text):

@@ -17,6 +17,7 @@ from memscribe.core.clock import Clock
 from memscribe.core.records import Episode, Layer, MemoryDraft, Operation, Owner, Usage
 from memscribe.read.topics import has_cjk, topics_of
 from memscribe.read.traits import traits_of
+from memscribe.write.lite.asked import cite_questions
 from memscribe.write.lite.cues import hypothetical
 from memscribe.write.lite.holding import during_stay, split_by_holding
 from memscribe.write.lite.language import someone_else, statement_drop_reason
@@ -129,7 +130,7 @@ class LiteWriter:
                 run.assistant(statement)
         for unit in group_units([s for s in statements if s.speaker.owner is not Owner.AGENT]):
             run.consider(unit, refs)
-        ops = run.ledger.operations()
+        ops = cite_questions(run.ledger.operations(), episode.messages)
         # The episode's cost is spread over its operations, so per-operation sums in the journal stay true.
         share = (time.perf_counter() - began) * 1000 / max(len(ops), 1)
         usage = Usage(model=None, prompt_version=f"{self.name}-rules-{self.version}", latency_ms=share)
