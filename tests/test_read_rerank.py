@@ -57,3 +57,20 @@ def test_a_stay_gets_no_topic_preference_unless_the_query_asks_about_stays() -> 
     assert out[0][0] == home.version_id
     asked = rerank_hits("Where am I staying this quarter?", fused, records, {"user"}, vector, {})  # type: ignore[arg-type]
     assert asked[0][0] == stay.version_id
+
+
+def test_a_plan_carried_out_answers_when_it_was_planned_but_not_what_is_planned_next() -> None:
+    from dataclasses import replace
+
+    from test_lite_support import at, record
+
+    done = replace(record("My goal this year is to rebuild the garden shed.", valid_from=at(2023, 2, 1)),
+                   tags=("plan-done",))  # fmt: skip
+    open_plan = replace(record("I want to learn to sail this summer.", valid_from=at(2023, 1, 1)), tags=("plan",))
+    records = {done.version_id: done, open_plan.version_id: open_plan}
+    fused = [(done.version_id, 0.033), (open_plan.version_id, 0.032)]
+    vector = {done.version_id: 0.5, open_plan.version_id: 0.45}
+    nxt = rerank_hits("What am I planning to do next?", fused, records, {"user"}, vector, {})  # type: ignore[arg-type]
+    assert nxt[0][0] == open_plan.version_id
+    when = rerank_hits("When was I planning to rebuild the shed?", fused, records, {"user"}, vector, {})  # type: ignore[arg-type]
+    assert when[0][0] == done.version_id

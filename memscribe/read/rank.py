@@ -7,7 +7,8 @@ both candidate lists. Three preferences reorder the fused pool, each a multiplie
 * **recency**: among memories on the query's topic, the newest is preferred, so the latest of several
   near-equivalent statements wins;
 * **shape**: fragments and filler, statements marked hypothetical, temporary or ended, someone else's memories
-  and the assistant's words rank below a plain statement of the user's own.
+  and the assistant's words rank below a plain statement of the user's own; a plan already carried out ranks
+  below open plans when the question asks what is planned.
 """
 
 from __future__ import annotations
@@ -98,6 +99,10 @@ def _shape(record: MemoryRecord, traits: Traits, about: set[str], asked: _Asked)
     if "temporary" in tags and not asked.temporary:
         factor *= _SHAPE["temporary"]
     if "ended" in tags and not asked.ended:
+        factor *= _SHAPE["ended"]
+    if "plan-done" in tags and asked.temporary and not asked.ended and asked.kind != "date":
+        # "What am I planning next?": a plan already carried out is no longer one ("When was she planning
+        # to …?" still wants it)
         factor *= _SHAPE["ended"]
     if record.owner is Owner.AGENT:
         factor *= _SHAPE["agent"]
