@@ -94,6 +94,21 @@ def test_a_relative_peer_python_is_found_from_the_caller(tmp_path: Path, monkeyp
         peer.close()
 
 
+def test_a_peer_started_directly_finds_a_relative_python_from_the_caller(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    # bench speed starts its peers with PeerSubject itself; the peer's working folder is its store.
+    monkeypatch.chdir(Path(sys.executable).parent)
+    peer = PeerSubject("fake", tmp_path, python=f"./{Path(sys.executable).name}", backend="fake",
+                       options={"infer": False}, embedder=HashEmbedder(), chat=None)  # fmt: skip
+    try:
+        assert peer.add(SAID, user_id="u", when=WHEN)["results"]
+    finally:
+        peer.close()
+
+
 @pytest.mark.peers
 @pytest.mark.parametrize("name", ["mem0ai-raw", "hy-lite"])
 def test_real_peer_without_a_model_stores_and_lists(name: str, tmp_path: Path) -> None:

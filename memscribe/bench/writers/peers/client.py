@@ -37,6 +37,8 @@ class PeerSubject:
         self.name, self.path, self.embedder, self.chat, self.timeout = name, path, embedder, chat, timeout
         self._log = (path / "peer.log").open("w", encoding="utf-8")
         opts = {**options, "dir": str(path), "dim": embedder.dim}
+        if os.sep in python:  # the peer runs in its store's folder: a relative path must not move with it
+            python = os.path.abspath(python)  # (not resolved: a venv's python is a link to the base interpreter)
         self.proc = subprocess.Popen(
             [python, str(RUNNER), backend, json.dumps(opts)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=self._log, text=True, encoding="utf-8", cwd=str(path),
@@ -162,8 +164,6 @@ PythonFor = Callable[[str], str]
 def default_python(backend: str, peers: Mapping[str, str]) -> str:
     """The interpreter of a backend's venv: ``--peer-python`` first; the shipped fake runs on this one."""
     found = peers.get(backend, sys.executable if backend == "fake" else None)
-    if found is not None and os.sep in found:  # the peer runs in its store's folder: make a path absolute
-        return os.path.abspath(found)  # (not resolved: a venv's python is a link to the base interpreter)
     if found is None:
         raise PeerError(f"peer {backend!r} is not installed: run `make bench-peers` and pass "
                         f"--peer-python {backend}=.cache/peers/{backend}/bin/python")  # fmt: skip
