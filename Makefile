@@ -75,10 +75,13 @@ LLM_VENV := .cache/llm-venv
 LLAMA_CPP_VERSION := 0.3.36
 LLAMA_BUILD_JOBS ?= 2
 LLAMA_WHEEL = $(firstword $(wildcard .cache/wheels/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl))
+# A portable build (AVX2, no AVX-512 or AMX): a native build on a CPU that reports AMX crashed with a general
+# protection fault on the first request inside a VM that does not let processes use the AMX tiles.
+LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 
 $(LLM_VENV)/.installed:
 	$(PYTHON) -m venv $(LLM_VENV)
-	test -n "$(LLAMA_WHEEL)" || CMAKE_BUILD_PARALLEL_LEVEL=$(LLAMA_BUILD_JOBS) nice -n 10 \
+	test -n "$(LLAMA_WHEEL)" || CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=$(LLAMA_BUILD_JOBS) nice -n 10 \
 		$(LLM_VENV)/bin/pip wheel --quiet --no-deps llama-cpp-python==$(LLAMA_CPP_VERSION) -w .cache/wheels
 	$(LLM_VENV)/bin/pip install --quiet "$$(ls .cache/wheels/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl)[server]"
 	touch $@
