@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from test_lite_support import record
+from dataclasses import replace
 
+from test_lite_support import at, record
+
+from memscribe.core.records import MemoryRecord
 from memscribe.read.rank import rerank_hits
 
 
@@ -32,8 +35,6 @@ def test_with_complete_scores_the_better_match_wins() -> None:
 
 
 def test_recency_on_the_topic_counts_among_the_person_asked_about() -> None:
-    from test_lite_support import at, record
-
     mine = record("I rent a flat in Leeds near the station.", valid_from=at(2023, 1, 1))
     hers = record("she sent me pics of her new flat in York.", subject="user's sister", valid_from=at(2023, 6, 1))
     records = {mine.version_id: mine, hers.version_id: hers}
@@ -43,34 +44,26 @@ def test_recency_on_the_topic_counts_among_the_person_asked_about() -> None:
     assert [vid for vid, _ in out] == [mine.version_id, hers.version_id]
 
 
+def _first(query: str, ranked: list[tuple[MemoryRecord, float]]) -> str:
+    """The version the rerank puts first for ``query``, among ``ranked`` (fused in this order, with these
+    vector scores) as memories of the user."""
+    records = {r.version_id: r for r, _ in ranked}
+    fused = [(r.version_id, 0.033 - 0.001 * i) for i, (r, _) in enumerate(ranked)]
+    vector = {r.version_id: score for r, score in ranked}
+    return rerank_hits(query, fused, records, {"user"}, vector, {})[0][0]
+
+
 def test_a_stay_gets_no_topic_preference_unless_the_query_asks_about_stays() -> None:
-    from dataclasses import replace
-
-    from test_lite_support import at, record
-
     home = record("I'm in Stoneybatter, any cosy pubs nearby?", valid_from=at(2023, 1, 1))
     stay = replace(record("renting an airbnb in Ribeira this quarter", valid_from=at(2023, 4, 1)), tags=("temporary",))
-    records = {home.version_id: home, stay.version_id: stay}
-    fused = [(stay.version_id, 0.033), (home.version_id, 0.032)]
-    vector = {stay.version_id: 0.5, home.version_id: 0.35}
-    out = rerank_hits("Where do I live?", fused, records, {"user"}, vector, {})  # type: ignore[arg-type]
-    assert out[0][0] == home.version_id
-    asked = rerank_hits("Where am I staying this quarter?", fused, records, {"user"}, vector, {})  # type: ignore[arg-type]
-    assert asked[0][0] == stay.version_id
+    assert _first("Where do I live?", [(stay, 0.5), (home, 0.35)]) == home.version_id
+    assert _first("Where am I staying this quarter?", [(stay, 0.5), (home, 0.35)]) == stay.version_id
 
 
 def test_a_plan_carried_out_answers_when_it_was_planned_but_not_what_is_planned_next() -> None:
-    from dataclasses import replace
-
-    from test_lite_support import at, record
-
     done = replace(record("My goal this year is to rebuild the garden shed.", valid_from=at(2023, 2, 1)),
                    tags=("plan-done",))  # fmt: skip
     open_plan = replace(record("I want to learn to sail this summer.", valid_from=at(2023, 1, 1)), tags=("plan",))
-    records = {done.version_id: done, open_plan.version_id: open_plan}
-    fused = [(done.version_id, 0.033), (open_plan.version_id, 0.032)]
-    vector = {done.version_id: 0.5, open_plan.version_id: 0.45}
-    nxt = rerank_hits("What am I planning to do next?", fused, records, {"user"}, vector, {})  # type: ignore[arg-type]
-    assert nxt[0][0] == open_plan.version_id
-    when = rerank_hits("When was I planning to rebuild the shed?", fused, records, {"user"}, vector, {})  # type: ignore[arg-type]
-    assert when[0][0] == done.version_id
+    ranked = [(done, 0.5), (open_plan, 0.45)]
+    assert _first("What am I planning to do next?", ranked) == open_plan.version_id
+    assert _first("When was I planning to rebuild the shed?", ranked) == done.version_id

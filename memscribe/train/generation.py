@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["device", "greedy_answers"]
+__all__ = ["device", "greedy_answers", "prompt_ids"]
 
 
 def device() -> str:
@@ -36,7 +36,7 @@ def greedy_answers(
 def _batch(model: Any, tokenizer: Any, prompts: Sequence[Sequence[dict[str, Any]]], max_new_tokens: int) -> list[str]:
     import torch
 
-    rows = [_ids(tokenizer, prompt) for prompt in prompts]
+    rows = [prompt_ids(tokenizer, prompt) for prompt in prompts]
     width = max(len(row) for row in rows)
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
     ids = torch.tensor([[pad] * (width - len(row)) + row for row in rows], device=model.device)
@@ -47,7 +47,8 @@ def _batch(model: Any, tokenizer: Any, prompts: Sequence[Sequence[dict[str, Any]
     return [str(tokenizer.decode(row[width:], skip_special_tokens=True)) for row in out]
 
 
-def _ids(tokenizer: Any, prompt: Sequence[dict[str, Any]]) -> list[int]:
+def prompt_ids(tokenizer: Any, prompt: Sequence[dict[str, Any]]) -> list[int]:
+    """The token ids of a chat prompt with the generation prompt appended (the model's answer comes next)."""
     ids: Any = tokenizer.apply_chat_template(list(prompt), add_generation_prompt=True, tokenize=True)
     ids = ids["input_ids"] if hasattr(ids, "keys") else ids
     return [int(i) for i in ids]

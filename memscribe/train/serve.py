@@ -65,8 +65,9 @@ def _generate(
 ) -> tuple[str, tuple[int, int], bool]:
     import torch
 
-    ids = tokenizer.apply_chat_template(prompt, add_generation_prompt=True, return_tensors="pt")
-    ids = (ids["input_ids"] if not isinstance(ids, torch.Tensor) else ids).to(model.device)
+    from memscribe.train.generation import prompt_ids
+
+    ids = torch.tensor([prompt_ids(tokenizer, prompt)], device=model.device)
     model.eval()
     with torch.no_grad():
         out = model.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=limit, do_sample=False,

@@ -35,6 +35,7 @@ except ImportError as error:  # pragma: no cover - exercised only without the ex
 
 from memscribe.train.dataset import scenario_from_dict
 from memscribe.train.environment import MemoryEnv
+from memscribe.train.generation import device, prompt_ids
 from memscribe.train.judge import Judgement, StepJudge
 from memscribe.train.rewards import RewardWeights
 
@@ -61,8 +62,6 @@ def load_model(path: str, gguf: str | None = None, *, adapter: str | None = None
     quantised is left. A tokenizer without a pad token gets its end-of-sequence token as one.
     """
     from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    from memscribe.train.generation import device
 
     options = {"gguf_file": gguf} if gguf else {}
     # use_kernels=False: on a CUDA device transformers otherwise swaps layers for kernels it downloads from the
@@ -165,7 +164,7 @@ def sft(
 ) -> list[float]:
     """Stage 1 on ``sft`` rows; returns the training loss of every step. The loss is on the answer only:
     each row is split into its prompt (the request) and its completion (the assistant's answer)."""
-    kept = [row for row in rows if _prompt_tokens(tokenizer, row["messages"][:-1]) < max_length]
+    kept = [row for row in rows if len(prompt_ids(tokenizer, row["messages"][:-1])) < max_length]
     if not kept:
         raise ValueError(f"every request is longer than max_length={max_length} tokens: nothing left to learn")
     data = [{"prompt": row["messages"][:-1], "completion": row["messages"][-1:]} for row in kept]
@@ -173,11 +172,6 @@ def sft(
                            batch_size=batch_size, config={"max_length": max_length, "completion_only_loss": True},
                            model=model, processing_class=tokenizer)  # fmt: skip
     return _losses(trainer)
-
-
-def _prompt_tokens(tokenizer: PreTrainedTokenizerBase, messages: Sequence[dict[str, Any]]) -> int:
-    ids: Any = tokenizer.apply_chat_template(list(messages), add_generation_prompt=True, tokenize=True)
-    return len(ids["input_ids"] if isinstance(ids, dict) or hasattr(ids, "keys") else ids)
 
 
 def distill(

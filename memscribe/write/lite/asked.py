@@ -16,10 +16,10 @@ from dataclasses import replace
 
 from memscribe.core.records import Message, Operation
 from memscribe.write.lite.matching import content_tokens, stem
+from memscribe.write.lite.segment import split_sentences
 
 __all__ = ["cite_questions"]
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _NAME = re.compile(r"(?<=\w[,\s])[A-Z][a-z]+\b")  # "Hey Mel, …": a name said in passing
 _CATCHING_UP = frozenset(
     stem(w) for w in ("hey", "hi", "hello", "up", "since", "talk", "talked", "think", "tell", "going", "doing",
@@ -34,7 +34,7 @@ def _asks(message: Message) -> bool:
 def _questions(text: str) -> str:
     """The sentences of ``text`` that ask something of substance: catching up ("Hey Mel, what's up?", "How
     about you?", "What's been up since we talked?") gives an answer no context worth keeping."""
-    asked = [s for s in _SENTENCE.split(text.strip()) if s.rstrip().endswith("?")]
+    asked = [s for s in split_sentences(text) if s.endswith("?")]
     return " ".join(s for s in asked if len(content_tokens(_NAME.sub(" ", s)) - _CATCHING_UP) >= 2)
 
 

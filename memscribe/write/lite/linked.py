@@ -25,7 +25,6 @@ _SENTENCE = lazy(r"[.!?;:]+(?=\s|$)|\s[—–-]+\s|\n")
 _WORDS = lazy(r"[^\W_]+(?:['’][^\W_]+)*")
 _REACH = 5  # words between a cue and the topic word it bears on
 _NEW_REACH = 3  # "new" bears on a word this close after it: "the new house", "new custody schedule"
-_NEW = re.compile(r"newly|new", re.IGNORECASE)
 
 
 def stated_topics(text: str) -> frozenset[str]:
@@ -54,7 +53,7 @@ def _bears(sentence: str, cue: re.Match[str], start: int, end: int) -> bool:
     """Whether ``cue`` bears on the topic word at ``start:end`` of ``sentence``."""
     if start < cue.end() and cue.start() < end:  # the cue is the topic word: "moved", "promoted", "hired"
         return True
-    if _NEW.fullmatch(cue.group(0)):
+    if cue.group(0).lower() in ("new", "newly"):
         return cue.end() <= start and len(_WORDS.findall(sentence[cue.end() : start])) < _NEW_REACH
     between = sentence[cue.end() : start] if cue.end() <= start else sentence[end : cue.start()]
     return len(_WORDS.findall(between)) < _REACH
