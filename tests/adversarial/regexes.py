@@ -10,6 +10,7 @@ from typing import Any
 
 import memscribe
 from memscribe.errors import ConfigError
+from memscribe.write.lite.lazy import LazyPattern
 
 SKIP_PACKAGES = ("memscribe.bench", "memscribe.testing")  # not on the path of user input
 
@@ -74,6 +75,8 @@ SEEDS = [
 
 
 def _collect(value: Any, found: dict[int, re.Pattern[str]], depth: int = 0) -> None:
+    if isinstance(value, LazyPattern):  # the lite writer's patterns compile on first use
+        value = value.compiled
     if isinstance(value, re.Pattern):
         if isinstance(value.pattern, str):
             found[id(value)] = value

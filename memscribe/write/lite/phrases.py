@@ -23,11 +23,12 @@ _REPLACED_AS = lazy(
     r"\b(?:has |have |had |just |finally )*replaced (?P<old>[^,.;!?]{1,40}?) as (?=(?:my|our|the)\b)", re.I
 )
 # "oat milk instead of dairy", "rather than the gym": the alternative left behind.
-_INSTEAD_OF = lazy(r",?\s*\b(?:instead of|rather than|in place of) (?P<old>[^,.;!?]{1,40}?)" + _END, re.I)
+_INSTEAD_OF = lazy(r"(?:,|(?<!\s))\s*\b(?:instead of|rather than|in place of) (?P<old>[^,.;!?]{1,40}?)" + _END, re.I)
 # "for less than my brooklyn 1br", "way bigger than our old place": a comparison with what was before.
 _THAN_OLD = lazy(
-    r",?\s*\b(?:for )?(?:way |much |a lot |so )?(?:less|more|cheaper|pricier|better|bigger|smaller|nicer|worse"
-    r"|closer|further|farther) than (?:my|our|the) (?:old |last |previous )?(?P<old>[^,.;!?]{1,40}?)" + _END,
+    r"(?:,|(?<!\s))\s*\b(?:for )?(?:way |much |a lot |so )?(?:less|more|cheaper|pricier|better|bigger|smaller"
+    r"|nicer|worse|closer|further|farther) than (?:my|our|the) (?:old |last |previous )?"
+    r"(?P<old>[^,.;!?]{1,40}?)" + _END,
     re.I,
 )
 # "I've been telling everyone she's a beagle but the DNA test says…": what was believed, then what is true.

@@ -23,11 +23,11 @@ __all__ = ["drop_old_values", "ended_values"]
 
 # Clause boundaries: punctuation, dashes, arrows, and "and"/"but"/"so" that open a new clause.
 _BOUNDARY = lazy(
-    r"(\s*(?:[,;:!?.。，；！？、]+|\s[—–-]+\s|→|->|\s\((?=\w)|\)\s?)\s*"
-    r"|\s+(?:but|so|and|AND|though|although|while|whereas)\s+(?=(?:i|i'm|i've|we|we're|my|our|it|it's|the|he|she"
+    r"((?<!\s)\s*(?:[,;:!?.。，；！？、]+|\s[—–-]+\s|→|->|\s\((?=\w)|\)\s?)\s*"
+    r"|(?<!\s)\s+(?:but|so|and|AND|though|although|while|whereas)\s+(?=(?:i|i'm|i've|we|we're|my|our|it|it's|the|he|she"
     r"|they|now|then|that|this|there)\b)"
-    r"|\s+(?:but|so|though)\s+"
-    r"|\s+and\s+(?=(?:switched|moved|started|joined|went|took up|changed|now)\b))",
+    r"|(?<!\s)\s+(?:but|so|though)\s+"
+    r"|(?<!\s)\s+and\s+(?=(?:switched|moved|started|joined|went|took up|changed|now)\b))",
     re.IGNORECASE,
 )
 # What says a value stopped holding, inside one clause.

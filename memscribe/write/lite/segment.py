@@ -34,11 +34,11 @@ _ABBREVIATIONS = words(
 )
 _BOUNDARY = lazy(
     r"(?:[.!?]+[\"')\]]*|\u2026)\s+|[\u3002\uff01\uff1f\uff1b]+[\u201d\u300d)]*\s*|\n+\s*(?:[-*•]\s+|\d+[.)]\s+)?"
-    r"|\s+[-*•]\s+(?=\S)"
+    r"|(?<!\s)\s+[-*•]\s+(?=\S)"
 )
 _CLAUSE = lazy(
-    r"\s*[,;]?\s+(?:and|but|so|plus)\s+(?=(?:i|i'm|i've|i'd|i'll|we|we're|we've|my|he|she|he's|she's)\b)"
-    r"|\s*;\s+",
+    r"(?<!\s)(?:\s*[,;])?\s+(?:and|but|so|plus)\s+(?=(?:i|i'm|i've|i'd|i'll|we|we're|we've|my|he|she|he's|she's)\b)"
+    r"|(?<!\s)\s*;\s+",
     re.IGNORECASE,
 )
 _FINITE = lazy(

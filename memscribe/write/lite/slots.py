@@ -66,8 +66,8 @@ _INTENT_END = lazy(
     re.IGNORECASE,
 )
 _ACT_CUT = lazy(
-    r"\s*[,;:!?()]|\.(?:\s|$)|\s+(?:because|since|so that|so|but|when|while|after|before|until|next|this|last"
-    r"|on|in|by|soon|someday|one day|eventually|tomorrow|tonight|today|at some point|and then|if|or)\b",
+    r"(?<!\s)\s*[,;:!?()]|\.(?:\s|$)|(?<!\s)\s+(?:because|since|so that|so|but|when|while|after|before|until"
+    r"|next|this|last|on|in|by|soon|someday|one day|eventually|tomorrow|tonight|today|at some point|and then|if|or)\b",
     re.IGNORECASE,
 )
 _GO_TO_NP = lazy(
@@ -75,7 +75,7 @@ _GO_TO_NP = lazy(
     r"|lunch|practice|therapy|camp|visit)\b",
     re.IGNORECASE,
 )
-_CONJUNCT = lazy(r",\s*(?:and\s+)?(?:I\s+)?|\s+and\s+(?:I\s+)?", re.IGNORECASE)
+_CONJUNCT = lazy(r",\s*(?:and\s+)?(?:I\s+)?|(?<!\s)\s+and\s+(?:I\s+)?", re.IGNORECASE)
 _REPORTED = lazy(r"^(?:\w+\s+)?told (?:me|us|User)\s+(?:that\s+)?(?:they|he|she)\s+(?:are|is)\s+", re.IGNORECASE)
 _DROP = frozenset({"a", "an", "the", "my", "our", "some", "their", "his", "her"})
 _AUX_WORDS = words(

@@ -161,7 +161,7 @@ def _relative_period(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | 
 
 
 _NAMED_DAY = lazy(r"\b(?:a|an|the|one|any|entire|whole|typical|usual|lazy|rainy|sunny|quiet|busy)\s+$", re.I)
-_DAY_PART = lazy(r"\s+(morning|afternoon|evening|night)\b(?!s)", re.I)
+_DAY_PART = lazy(r"(?<!\s)\s+(morning|afternoon|evening|night)\b(?!s)", re.I)
 
 
 def _weekday(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
