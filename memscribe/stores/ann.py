@@ -380,7 +380,8 @@ class USearchIndex:
         with self._lock:
             if k <= 0 or len(self._index) == 0:
                 return []
-            matches = self._index.search(query, k, threads=1)
+            # Asked for the whole index (or more), rank it all: the graph may not reach every node.
+            matches = self._index.search(query, k, threads=1, exact=k >= len(self._index))
         keys = np.asarray(matches.keys, dtype=np.uint64).view(np.int64)
         similarity = 1.0 - np.asarray(matches.distances, dtype=np.float64)  # usearch gives 1 - cosine
         return list(zip(keys.tolist(), similarity.tolist(), strict=True))
