@@ -70,12 +70,34 @@ def test_rejects_a_bare_string(embedder: Embedder) -> None:
         embedder.embed("one text")
 
 
-def test_minilm_identity(minilm: LocalEmbedder) -> None:
-    assert (minilm.model_id, minilm.dim) == ("all-MiniLM-L6-v2-int8", 384)
+@pytest.fixture(scope="module")
+def minilm_float() -> LocalEmbedder:
+    return LocalEmbedder(compute="float", batch_size=3)
 
 
-def test_minilm_paraphrase_beats_unrelated(minilm: LocalEmbedder) -> None:
-    fact, paraphrase, unrelated = minilm.embed(
+def test_minilm_identity(minilm: LocalEmbedder, minilm_float: LocalEmbedder) -> None:
+    assert (minilm.model_id, minilm.dim) == ("all-MiniLM-L6-v2-q8", 384)
+    assert (minilm_float.model_id, minilm_float.dim) == ("all-MiniLM-L6-v2-int8", 384)
+
+
+def test_int8_arithmetic_stays_close_to_float(minilm: LocalEmbedder, minilm_float: LocalEmbedder) -> None:
+    texts = [t for t in TEXTS if t]
+    agreement = (minilm.embed(texts) * minilm_float.embed(texts)).sum(axis=1)
+    assert agreement.min() > 0.97
+    assert agreement.mean() > 0.985
+
+
+def test_int8_vector_of_a_text_does_not_depend_on_its_batch(minilm: LocalEmbedder) -> None:
+    # Activations are quantized per run: run together, a long text would change a short one's scale.
+    alone = minilm.embed(["Carol prefers tea over coffee."])[0]
+    together = minilm.embed([" ".join(["Bob moved to Berlin and works for Siemens."] * 12), TEXTS[5]])[1]
+    np.testing.assert_array_equal(alone, together)
+
+
+@pytest.mark.parametrize("compute", ["int8", "float"])
+def test_minilm_paraphrase_beats_unrelated(compute: str, minilm: LocalEmbedder, minilm_float: LocalEmbedder) -> None:
+    model = minilm if compute == "int8" else minilm_float
+    fact, paraphrase, unrelated = model.embed(
         ["Alice is allergic to peanuts.", "Alice has a peanut allergy.", "The train to Munich leaves at noon."]
     )
     assert cosine(fact, paraphrase) > 0.6
@@ -104,8 +126,23 @@ def test_missing_model_package_is_a_config_error(monkeypatch: pytest.MonkeyPatch
         LocalEmbedder()
 
 
+def test_missing_onnx_is_a_config_error_for_int8_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, package=None: None if name == "onnx" else real(name))
+    with pytest.raises(ConfigError, match="onnx"):
+        LocalEmbedder()
+    LocalEmbedder(compute="float")
+
+
 @pytest.mark.parametrize(
-    "kwargs", [{"threads": 0}, {"batch_size": 0}, {"max_tokens": 4}, {"model_path": "/nonexistent/model.onnx"}]
+    "kwargs",
+    [
+        {"threads": 0},
+        {"batch_size": 0},
+        {"max_tokens": 4},
+        {"model_path": "/nonexistent/model.onnx"},
+        {"compute": "fp16"},
+    ],
 )
 def test_bad_settings_are_config_errors(kwargs: dict[str, object]) -> None:
     with pytest.raises(ConfigError):

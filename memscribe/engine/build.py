@@ -12,6 +12,7 @@ from memscribe.engine.core import Core
 from memscribe.errors import ConfigError
 from memscribe.providers.chat import ChatModel
 from memscribe.providers.ports import Embedder
+from memscribe.stores.embedding import HoldsVectors
 from memscribe.stores.ports import Store, VectorIndex
 from memscribe.write.ports import Writer
 
@@ -30,7 +31,6 @@ def build_core(
     vectors: str | VectorIndex | None = None,
 ) -> Core:
     from memscribe.engine.writers import make_writer
-    from memscribe.providers.registry import make_embedder
 
     cfg = config or MemoryConfig()
     if store is None or isinstance(store, str):  # a URL (postgresql://...) or a path; default: the SQLite file
@@ -47,7 +47,7 @@ def build_core(
         raise ConfigError("pass vectors= to the store you give, not to Memory")
     chosen_writer = writer if writer is not None else cfg.writer
     spec = embedder if embedder is not None else cfg.embedder
-    factory: Callable[[], Embedder] = (lambda: make_embedder(spec)) if isinstance(spec, str) else (lambda: spec)
+    factory = _embedder_factory(spec, store)
     chat = chat_factory(cfg)
     return Core(
         store=store,
@@ -59,6 +59,20 @@ def build_core(
         model=cfg.llm,
         defer_vectors=True,
     )
+
+
+def _embedder_factory(spec: str | Embedder, store: Store) -> Callable[[], Embedder]:
+    """Builds the embedder on first use; a named one learns then which model the store's vectors are from."""
+    if not isinstance(spec, str):
+        return lambda: spec
+
+    def make() -> Embedder:
+        from memscribe.providers.registry import make_embedder
+
+        held = store.embedding_model() if isinstance(store, HoldsVectors) else None
+        return make_embedder(spec, held=held[0] if held else None)
+
+    return make
 
 
 def chat_factory(cfg: MemoryConfig) -> Callable[[], ChatModel] | None:

@@ -14,20 +14,25 @@ if TYPE_CHECKING:
     from memscribe.core.vectors import Partition, Vectors
     from memscribe.stores.ports import RecordFilter
 
-__all__ = ["DeferredVectors", "query_vector"]
+__all__ = ["DeferredVectors", "HoldsVectors", "query_vector"]
 
 
 @runtime_checkable
-class DeferredVectors(Protocol):
+class HoldsVectors(Protocol):
+    """A record store that says which embedding model its vectors come from."""
+
+    def embedding_model(self) -> tuple[str, int] | None:
+        """The (model id, dimension) of the vectors the store holds; None before the first."""
+        ...
+
+
+@runtime_checkable
+class DeferredVectors(HoldsVectors, Protocol):
     """A record store that stores memories now and their vectors later.
 
     A :class:`~memscribe.stores.ports.Changeset` naming versions in ``deferred`` writes them without vectors,
     marked in the same transaction; the marks survive a crash until :meth:`attach_vectors` stores the vectors.
     Erasing a memory erases its marks. :meth:`same_text` finds a repeated text without any vector."""
-
-    def embedding_model(self) -> tuple[str, int] | None:
-        """The (model id, dimension) of the vectors the store holds; None before the first."""
-        ...
 
     def unembedded(
         self, partition: Partition | None = None, *, tenant: str | None = None, limit: int = 64
