@@ -55,3 +55,15 @@ def test_named_embedders() -> None:
     assert make_embedder("local", held="hash-64").model_id == "all-MiniLM-L6-v2-q8"  # a mismatch is the store's
     with pytest.raises(ConfigError, match="local:float"):
         make_embedder("local:fp16")
+
+
+def test_an_unwritable_cache_falls_back_to_the_temporary_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("a file where the cache directory would be")
+    monkeypatch.setenv("MEMSCRIBE_CACHE", str(blocker / "cache"))
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    assert LocalEmbedder().embed(["Alice is allergic to peanuts."]).shape == (1, 384)
+    assert len(list((tmp_path / "tmp").glob("memscribe-*/*.onnx"))) == 1

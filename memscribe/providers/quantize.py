@@ -52,12 +52,22 @@ def _digest(source: Path) -> str:
 
 
 def int8_model(source: Path, *, rebuild: bool = False) -> Path:
-    """The int8-arithmetic version of the ONNX model at ``source``: from the cache, or built there now."""
-    target = cache_dir() / f"{source.stem}-q8-{_digest(source)}.onnx"
+    """The int8-arithmetic version of the ONNX model at ``source``: from the cache, or built there now (in the
+    system's temporary directory when the cache directory cannot be written)."""
+    name = f"{source.stem}-q8-{_digest(source)}.onnx"
+    target = cache_dir() / name
     if target.is_file() and not rebuild:
         return target
     if importlib.util.find_spec("onnx") is None:
         raise ConfigError("the int8 embedder is derived with the onnx package: pip install onnx")
+    try:
+        return _build(source, target)
+    except OSError:  # a read-only home or cache: a private temporary copy still serves this process
+        fallback = Path(tempfile.gettempdir()) / f"memscribe-{os.getuid()}" / name
+        return fallback if fallback.is_file() and not rebuild else _build(source, fallback)
+
+
+def _build(source: Path, target: Path) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target.parent, prefix=".building-") as work:
         folded, quantized = Path(work) / "folded.onnx", Path(work) / "q8.onnx"
