@@ -45,6 +45,25 @@ def test_relative_expressions_resolve_against_the_session(text: str, day: date, 
     assert phrase in timing.text
 
 
+@pytest.mark.parametrize(
+    ("text", "ends"),
+    [
+        ("I have an interview tomorrow", date(2023, 6, 5)),
+        ("I'm going to Japan in April", date(2024, 5, 1)),
+        ("We're getting married next summer", date(2024, 9, 1)),
+        ("We plan to move next year", date(2025, 1, 1)),
+        ("I moved to Berlin in 2019", date(2020, 1, 1)),
+        ("I start the new job next week", date(2023, 6, 12)),
+        ("We go camping next weekend", date(2023, 6, 12)),
+        ("We move in two months", date(2023, 9, 1)),
+        ("I moved to Sydney last month", date(2023, 6, 1)),
+        ("We went camping two weeks ago", date(2023, 5, 21)),
+    ],
+)
+def test_a_period_ends_after_its_last_day(text: str, ends: date) -> None:
+    assert resolve(text).ends == ends
+
+
 def test_yesterday_in_a_session_of_3_june_2023_is_2_june_2023() -> None:
     timing = resolve("I went to a LGBTQ support group yesterday")
     assert timing.day == date(2023, 6, 2)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
 from test_lite_support import SCOPE, ListCandidates, at, kinds, propose, record, say
 
 from memscribe.core.clock import FrozenClock
@@ -212,6 +213,18 @@ def test_a_dated_plan_carries_its_expiry() -> None:
     assert draft is not None and draft.slot == "user/plan" and draft.layer is Layer.INTENTION
     assert draft.metadata == {"event_date": "2023-06-09", "valid_until": "2023-06-10"}
     assert draft.text == "I'm flying to Tokyo on 9 June 2023."
+
+
+@pytest.mark.parametrize(
+    ("said", "until"),
+    [
+        ("We're planning to get married next summer.", "2024-09-01"),
+        ("We plan to move to Lisbon in March.", "2024-04-01"),
+    ],
+)
+def test_a_plan_for_a_period_expires_after_the_period_not_its_first_day(said: str, until: str) -> None:
+    draft = only(propose(ListCandidates(), ("user", said), when=at(2023, 6, 3)), OpKind.ADD).draft
+    assert draft is not None and draft.layer is Layer.INTENTION and draft.metadata["valid_until"] == until
 
 
 def test_a_completed_move_supersedes_the_old_city_and_marks_the_plan_done() -> None:

@@ -48,12 +48,19 @@ _SEASON_START = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}
 
 @dataclass(frozen=True)
 class TimeRef:
-    """One resolved expression: where it was, what replaces it, and the first day it names."""
+    """One resolved expression: where it was, what replaces it, the first day it names and the first day after
+    the period it names (``after``; None for a single day: the day after ``day``)."""
 
     start: int
     end: int
     phrase: str
     day: date
+    after: date | None = None
+
+    @property
+    def ends(self) -> date:
+        """The first day the expression no longer names: "in March 2024" ends on 1 April 2024."""
+        return self.after or self.day + timedelta(days=1)
 
 
 @dataclass(frozen=True)
@@ -64,6 +71,13 @@ class Timing:
     day: date | None
     until: datetime | None
     refs: tuple[TimeRef, ...]
+
+    @property
+    def ends(self) -> date | None:
+        """The first day after the first period the statement names ("in summer 2023": 1 September 2023)."""
+        if self.refs:
+            return self.refs[0].ends
+        return self.day + timedelta(days=1) if self.day is not None else None
 
 
 def format_day(day: date) -> str:
@@ -78,6 +92,16 @@ def _month_name(month: int) -> str:
 def _add_months(day: date, months: int) -> date:
     index = day.year * 12 + day.month - 1 + months
     return date(index // 12, index % 12 + 1, 1)
+
+
+def _period_after(day: date, unit: str) -> date | None:
+    """The first day after the ``unit`` that starts on ``day`` ("in March 2024", "in 2024"); None for a day or
+    a week said as "around" a date, which name a day."""
+    if unit == "month":
+        return _add_months(day, 1)
+    if unit == "year":
+        return date(day.year + 1, 1, 1)
+    return None
 
 
 def _number(word: str) -> int:
@@ -109,7 +133,7 @@ def _ago(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
         phrase = f"in {day.year}"
     if vague:
         phrase = f"around {format_day(day)}" if unit in ("day", "night", "week") else f"around {phrase[3:]}"
-    return TimeRef(m.start(), m.end(), phrase, day)
+    return TimeRef(m.start(), m.end(), phrase, day, _period_after(day, unit))
 
 
 def _in_n(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
@@ -128,7 +152,7 @@ def _in_n(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
         phrase = f"in {day.year}"
     if m.group("n").lower() in _VAGUE:
         phrase = f"around {format_day(day)}" if unit in ("day", "night", "week") else f"around {phrase[3:]}"
-    return TimeRef(m.start(), m.end(), phrase, day)
+    return TimeRef(m.start(), m.end(), phrase, day, _period_after(day, unit))
 
 
 def _relative_period(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
@@ -137,19 +161,21 @@ def _relative_period(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | 
     monday = anchor - timedelta(days=anchor.weekday())
     if unit == "week":
         word = {-1: "before", 0: "of", 1: "after"}[step]
-        return TimeRef(m.start(), m.end(), f"the week {word} {format_day(anchor)}", monday + timedelta(weeks=step))
+        first = monday + timedelta(weeks=step)
+        return TimeRef(m.start(), m.end(), f"the week {word} {format_day(anchor)}", first, first + timedelta(weeks=1))
     if unit == "weekend":
         saturday = monday + timedelta(days=5)
         if step < 0:
             saturday -= timedelta(weeks=1)
         elif step > 0 and anchor >= saturday:
             saturday += timedelta(weeks=1)
-        return TimeRef(m.start(), m.end(), f"the weekend of {format_day(saturday)}", saturday)
+        return TimeRef(m.start(), m.end(), f"the weekend of {format_day(saturday)}", saturday, saturday + timedelta(2))
     if unit == "month":
         day = _add_months(anchor, step)
-        return TimeRef(m.start(), m.end(), f"in {_month_name(day.month)} {day.year}", day)
+        return TimeRef(m.start(), m.end(), f"in {_month_name(day.month)} {day.year}", day, _add_months(day, 1))
     if unit == "year":
-        return TimeRef(m.start(), m.end(), f"in {anchor.year + step}", date(anchor.year + step, 1, 1))
+        year = anchor.year + step
+        return TimeRef(m.start(), m.end(), f"in {year}", date(year, 1, 1), date(year + 1, 1, 1))
     start = _SEASON_START[unit]
     year = anchor.year
     if step < 0 and anchor.month < start + 3:
@@ -157,7 +183,8 @@ def _relative_period(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | 
     elif step > 0 and anchor.month >= start:
         year += 1
     season = "fall" if unit == "autumn" else unit
-    return TimeRef(m.start(), m.end(), f"in {season} {year}", date(year, start, 1))
+    first = date(year, start, 1)
+    return TimeRef(m.start(), m.end(), f"in {season} {year}", first, _add_months(first, 3))
 
 
 _NAMED_DAY = lazy(r"\b(?:a|an|the|one|any|entire|whole|typical|usual|lazy|rainy|sunny|quiet|busy)\s+$", re.I)
@@ -214,12 +241,13 @@ def _month(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
         return None
     pre = m.group("pre") or ("on" if m.group("dd") else "in")
     when = format_day(day) if m.group("dd") else f"{_month_name(month)} {year}"
-    return TimeRef(m.start(), m.end(), f"{pre} {m.group('part') or ''}{when}", day)
+    after = None if m.group("dd") else _add_months(day, 1)
+    return TimeRef(m.start(), m.end(), f"{pre} {m.group('part') or ''}{when}", day, after)
 
 
 def _year(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
     year = int(m.group("y"))
-    return TimeRef(m.start(), m.end(), m.group(0), date(year, 1, 1))
+    return TimeRef(m.start(), m.end(), m.group(0), date(year, 1, 1), date(year + 1, 1, 1))
 
 
 _Handler = Callable[[re.Match[str], date, Tense], TimeRef | None]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 from memscribe.core.clock import Clock
 from memscribe.core.records import Episode, Layer, MemoryDraft, Operation, Owner, Usage
@@ -254,11 +254,11 @@ class _EpisodeRun:
 
     def _draft(self, reading: _Reading, st: Statement, fact: Fact | None) -> MemoryDraft:
         metadata: dict[str, object] = {}
-        day = reading.timing.day
+        day, ends = reading.timing.day, reading.timing.ends
         if day is not None:
             metadata["event_date"] = day.isoformat()
-            if fact is not None and fact.attribute == "plan" and day > st.at.date():
-                metadata["valid_until"] = (day + timedelta(days=1)).isoformat()  # a dated plan expires after
+            if fact is not None and fact.attribute == "plan" and ends is not None and ends > st.at.date():
+                metadata["valid_until"] = ends.isoformat()  # a dated plan expires after the period it names
         topics = sorted(topics_of(reading.text))
         if topics:
             metadata["topics"] = topics
