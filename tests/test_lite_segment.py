@@ -32,6 +32,12 @@ def test_bullets_and_newlines_separate_statements() -> None:
     ]
 
 
+def test_a_dash_inside_a_line_joins_and_an_inline_bullet_glyph_separates() -> None:
+    said = "I'm working on a new project - a thriller set in a small Midwestern town."
+    assert split_sentences(said) == [said]
+    assert split_sentences("Packing list • boots • a rain jacket") == ["Packing list", "boots", "a rain jacket"]
+
+
 def test_first_person_clauses_split_but_compound_subjects_do_not() -> None:
     assert split_clauses("I moved to Sydney and I started at Atlassian") == [
         "I moved to Sydney",
@@ -142,10 +148,7 @@ def test_subjects_first_person_relatives_names_and_pronouns() -> None:
 
 def test_first_person_becomes_third_person() -> None:
     assert to_third_person("I live in Seattle", "User") == "User lives in Seattle"
-    assert (
-        to_third_person("I'm vegan and I love my dog", "Caroline")
-        == "Caroline is vegan and they love their dog"
-    )
+    assert to_third_person("I'm vegan and I love my dog", "Caroline") == "Caroline is vegan and they love their dog"
     assert to_third_person("I really enjoy hiking", "User") == "User really enjoys hiking"
     assert to_third_person("I went to Paris", "User") == "User went to Paris"
     assert to_third_person("My brother visited me", "User") == "User's brother visited them"
@@ -153,9 +156,7 @@ def test_first_person_becomes_third_person() -> None:
 
 
 def test_you_is_the_other_person_in_a_two_person_chat() -> None:
-    assert (
-        to_third_person("I saw you at the park", "Caroline", "Melanie") == "Caroline saw Melanie at the park"
-    )
+    assert to_third_person("I saw you at the park", "Caroline", "Melanie") == "Caroline saw Melanie at the park"
     assert to_third_person("You are so kind", "Caroline", "Melanie") == "Melanie is so kind"
 
 

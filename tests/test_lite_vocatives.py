@@ -109,3 +109,17 @@ def test_a_story_about_two_attributes_is_split_so_each_can_be_replaced_alone() -
     )
     units = group_units(list(segment_episode(_episode(("Imogen", story)))))
     assert len(units) > 1
+
+
+def test_a_sentence_that_repeats_a_topic_keeps_the_story_whole() -> None:
+    # The first sentence names home ("neighborhood") and money ("paid"), the third money again: one story.
+    story = ("I paid for a 5K charity run in our neighborhood. It was all for a good cause - to help out "
+             "veterans and their families. We were able to raise some money! Here is a pic from the day.")  # fmt: skip
+    units = group_units(list(segment_episode(_episode(("Imogen", story)))))
+    assert [u.text() for u in units] == [story]
+
+
+def test_sentences_on_two_different_attributes_are_kept_apart() -> None:
+    story = ("We finally moved into a flat in Leeds close to the station and the canal. "
+             "I also started my new job as a nurse at the children's hospital on the other side of town.")  # fmt: skip
+    assert len(group_units(list(segment_episode(_episode(("Imogen", story)))))) == 2

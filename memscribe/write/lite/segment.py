@@ -32,9 +32,11 @@ _ABBREVIATIONS = words(
     """dr mr mrs ms st jr sr prof vs etc e.g i.e inc ltd co jan feb mar apr jun jul aug sep sept oct nov
     dec u.s u.k a.m p.m no mt ft approx dept est"""
 )
+# Sentence ends, line breaks (with the bullet or number a list line opens with) and an inline bullet glyph. A
+# spaced hyphen inside a line is a dash ("a new project - a thriller set in Ohio"): it joins, it does not end.
 _BOUNDARY = lazy(
     r"(?:[.!?]+[\"')\]]*|\u2026)\s+|[\u3002\uff01\uff1f\uff1b]+[\u201d\u300d)]*\s*|\n+\s*(?:[-*•]\s+|\d+[.)]\s+)?"
-    r"|(?<!\s)\s+[-*•]\s+(?=\S)"
+    r"|(?<!\s)\s+•\s+(?=\S)"
 )
 _CLAUSE = lazy(
     r"(?<!\s)(?:\s*[,;])?\s+(?:and|but|so|plus)\s+(?=(?:i|i'm|i've|i'd|i'll|we|we're|we've|my|he|she|he's|she's)\b)"
@@ -230,6 +232,13 @@ WHOLE_MESSAGE_WORDS = 30
 STORY_WORDS = 80  # a message that changes no value is one thought up to this length
 
 
+def _apart(named: list[frozenset[str]]) -> bool:
+    """Whether two sentences speak of different attributes, each naming one the other does not ("I moved to
+    Denver. I'm a nurse now"); a sentence that only repeats a topic of another keeps the story together."""
+    said = [t for t in named if t]
+    return any(a - b and b - a for i, a in enumerate(said) for b in said[i + 1 :])
+
+
 def group_units(statements: list[Statement]) -> list[Unit]:
     """Sentences of one message as units: a short sentence joins the one before it (or after, if first).
 
@@ -251,15 +260,15 @@ def group_units(statements: list[Statement]) -> list[Unit]:
     for group in sentences:
         words[group[0].message_index] = words.get(group[0].message_index, 0) + len(group[0].whole.split())
     changing: dict[int, bool] = {}
-    topics: dict[int, set[str]] = {}
+    topics: dict[int, list[frozenset[str]]] = {}
     for group in sentences:
         index = group[0].message_index
         whole = group[0].whole
         split = changes(whole) or ends(whole) or someone_else(whole) is not None
         changing[index] = changing.get(index, False) or split
-        topics.setdefault(index, set()).update(topics_of(whole) - MULTI_TOPICS)
+        topics.setdefault(index, []).append(topics_of(whole) - MULTI_TOPICS)
     for index, named in topics.items():
-        changing[index] = changing[index] or len(named) > 1  # two attributes: each kept apart, replaced apart
+        changing[index] = changing[index] or _apart(named)  # two attributes: each kept apart, replaced apart
     units: list[list[Statement]] = []
     for group in sentences:
         prev = units[-1] if units else None
