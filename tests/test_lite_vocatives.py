@@ -123,3 +123,12 @@ def test_sentences_on_two_different_attributes_are_kept_apart() -> None:
     story = ("We finally moved into a flat in Leeds close to the station and the canal. "
              "I also started my new job as a nurse at the children's hospital on the other side of town.")  # fmt: skip
     assert len(group_units(list(segment_episode(_episode(("Imogen", story)))))) == 2
+
+
+def test_lines_kept_in_one_memory_do_not_run_together(tmp_path: Path) -> None:
+    memory = Memory(tmp_path / "store.db", writer="lite", embedder="hash")
+    memory.add("we went hiking in the Alps\nit was amazing, the views were unreal", user_id="u",
+               timestamp=datetime(2024, 3, 1, tzinfo=UTC))  # fmt: skip
+    texts = [row["memory"] for row in memory.list(user_id="u")["results"]]
+    assert texts == ["we went hiking in the Alps. it was amazing, the views were unreal"]
+    memory.close()

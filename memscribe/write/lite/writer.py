@@ -464,7 +464,10 @@ def _group_text(unit: Unit, members: list[Statement], requests: set[int]) -> str
             parts.append(sentence[0].whole or " ".join(s.text for s in sentence))
         elif inside:
             parts.append(" ".join(s.text for s in inside))
-    return " ".join(parts)
+    # A part that ends without punctuation (a line of a list, a clause cut from its sentence) is ended with a
+    # period before the next, so two parts never read as one run-on sentence.
+    return " ".join(f"{p}." if p[-1:].isascii() and p[-1:].isalnum() and i < len(parts) - 1 else p
+                    for i, p in enumerate(parts))  # fmt: skip
 
 
 def _substantial(kept: _Kept) -> bool:
