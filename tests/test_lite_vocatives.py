@@ -132,18 +132,3 @@ def test_lines_kept_in_one_memory_do_not_run_together(tmp_path: Path) -> None:
     texts = [row["memory"] for row in memory.list(user_id="u")["results"]]
     assert texts == ["we went hiking in the Alps. it was amazing, the views were unreal"]
     memory.close()
-
-
-def test_messages_in_a_row_from_one_speaker_are_read_as_one_message() -> None:
-    double_text = _episode(
-        ("Imogen", "we did it. we actually moved!"),
-        ("Imogen", "to leeds. the flat is tiny"),
-        ("Rafael", "Congrats!"),
-        ("Imogen", "I adopted a greyhound called Pip last week."),
-    )
-    units = group_units(list(segment_episode(double_text)))
-    assert [u.text() for u in units] == [
-        "we did it. we actually moved! to leeds. the flat is tiny",
-        "Congrats!",
-        "I adopted a greyhound called Pip last week.",
-    ]

@@ -206,18 +206,17 @@ def normalise_chat(text: str) -> str:
 
 def segment_episode(episode: Episode) -> Iterator[Statement]:
     """Statements of every user or assistant message, in order, with their speaker and time."""
-    position = number = 0  # sentences are numbered through the episode, so a unit may span messages
+    position = 0
     names = participant_names(episode.messages)
     for index, (message, speaker) in enumerate(zip(episode.messages, _speakers(episode.messages), strict=True)):
         if speaker is None or not message.content.strip():
             continue
         at = ensure_utc(message.timestamp or episode.timestamp)
-        for said in split_sentences(normalise_chat(message.content)):
+        for number, said in enumerate(split_sentences(normalise_chat(message.content))):
             sentence = without_vocative(said, names)
             for clause in split_clauses(sentence):
                 yield Statement(clause, speaker, index, at, position, number, sentence)
                 position += 1
-            number += 1
 
 
 _CJK = lazy(r"[\u3400-\u9fff]")
@@ -240,21 +239,8 @@ def _apart(named: list[frozenset[str]]) -> bool:
     return any(a - b and b - a for i, a in enumerate(said) for b in said[i + 1 :])
 
 
-def _turns(statements: list[Statement]) -> dict[int, int]:
-    """Message index → the first message of its turn: messages in a row from one speaker, nobody between them
-    ("we did it. we moved!" then "to vancouver, well, burnaby technically"), are read as one message."""
-    turn: dict[int, int] = {}
-    last: Statement | None = None
-    for st in statements:
-        if st.message_index not in turn:
-            follows = last is not None and st.message_index == last.message_index + 1 and st.speaker == last.speaker
-            turn[st.message_index] = turn[last.message_index] if follows and last is not None else st.message_index
-        last = st
-    return turn
-
-
 def group_units(statements: list[Statement]) -> list[Unit]:
-    """Sentences of one turn as units: a short sentence joins the one before it (or after, if first).
+    """Sentences of one message as units: a short sentence joins the one before it (or after, if first).
 
     A message is kept whole up to :data:`WHOLE_MESSAGE_WORDS` words, or up to :data:`STORY_WORDS` when none of its
     sentences changes or ends a value or opens with someone else, and it names at most one single-valued topic: a
@@ -262,18 +248,21 @@ def group_units(statements: list[Statement]) -> list[Unit]:
     speaks of two attributes (home and work) is split, so a later change replaces only what it names."""
     sentences: list[list[Statement]] = []
     for st in statements:
-        if sentences and sentences[-1][0].sentence == st.sentence:
+        if (
+            sentences
+            and sentences[-1][0].sentence == st.sentence
+            and sentences[-1][0].message_index == st.message_index
+        ):
             sentences[-1].append(st)
         else:
             sentences.append([st])
-    turn = _turns(statements)
     words: dict[int, int] = {}
     for group in sentences:
-        words[turn[group[0].message_index]] = words.get(turn[group[0].message_index], 0) + len(group[0].whole.split())
+        words[group[0].message_index] = words.get(group[0].message_index, 0) + len(group[0].whole.split())
     changing: dict[int, bool] = {}
     topics: dict[int, list[frozenset[str]]] = {}
     for group in sentences:
-        index = turn[group[0].message_index]
+        index = group[0].message_index
         whole = group[0].whole
         split = changes(whole) or ends(whole) or someone_else(whole) is not None
         changing[index] = changing.get(index, False) or split
@@ -283,10 +272,9 @@ def group_units(statements: list[Statement]) -> list[Unit]:
     units: list[list[Statement]] = []
     for group in sentences:
         prev = units[-1] if units else None
-        index = turn[group[0].message_index]
-        same_message = prev is not None and turn[prev[0].message_index] == index
-        limit = WHOLE_MESSAGE_WORDS if changing.get(index) else STORY_WORDS
-        if same_message and prev is not None and words[index] <= limit:
+        same_message = prev is not None and prev[0].message_index == group[0].message_index
+        limit = WHOLE_MESSAGE_WORDS if changing.get(group[0].message_index) else STORY_WORDS
+        if same_message and prev is not None and words[group[0].message_index] <= limit:
             prev.extend(group)  # a short message is one thought: kept whole
             continue
         lone_short = prev is not None and all(_short(s.whole) for s in prev)
