@@ -7,9 +7,11 @@ Milan"), and that clause must not make the current memory carry the stale value.
 from __future__ import annotations
 
 from datetime import date
+from pathlib import Path
 
 from test_lite_support import ListCandidates, at, propose, say
 
+from memscribe import Memory
 from memscribe.core.records import OpKind
 from memscribe.write.lite.cjk_time import cjk_stay_until
 from memscribe.write.lite.residue import drop_old_values
@@ -96,3 +98,30 @@ def test_a_plain_ending_leaves_out_what_the_speaker_said_before_on_any_topic() -
     kept = drop_old_values("welp, the denver experiment is over. moved back to austin last week", [], [],
                            ["denver is fun but I don't know anybody yet"])  # fmt: skip
     assert "denver" not in kept and "austin" in kept
+
+
+def _current_texts(memory: Memory) -> list[str]:
+    return [row["memory"] for row in memory.list(user_id="u")["results"]]
+
+
+def test_what_a_replaced_statement_still_says_stays_current(tmp_path: Path) -> None:
+    with Memory(tmp_path / "store.db", writer="lite", embedder="hash") as memory:
+        memory.add("adopting a rescue greyhound next week! the shelter calls him Dusty", user_id="u",
+                   timestamp="2023-05-06T12:00:00Z")  # fmt: skip
+        memory.add("the greyhound is home!! we renamed him Dash, he sleeps 20 hours a day", user_id="u",
+                   timestamp="2023-05-20T12:00:00Z")  # fmt: skip
+        current = _current_texts(memory)
+        assert not any("Dusty" in t for t in current)
+        [kept] = [r for r in memory.list(user_id="u")["results"] if r["memory"].startswith("adopting a rescue")]
+        versions = memory.history(kept["id"])
+        assert [v["version"] for v in versions] == [1, 2] and "Dusty" in versions[0]["memory"]
+        assert "Dusty" in kept["metadata"]["said"]  # the words as said stay beside the text
+
+
+def test_a_new_reading_closes_the_whole_statement_it_was_read_in(tmp_path: Path) -> None:
+    with Memory(tmp_path / "store.db", writer="lite", embedder="hash") as memory:
+        memory.add("I sleep like 5 hours a night, I wake up at 3am and can't get back to sleep", user_id="u",
+                   timestamp="2023-05-06T12:00:00Z")  # fmt: skip
+        memory.add("CBT-I actually worked?? I'm getting 7 hours of sleep most nights now", user_id="u",
+                   timestamp="2023-06-20T12:00:00Z")  # fmt: skip
+        assert not any("5 hours" in t or "3am" in t for t in _current_texts(memory))

@@ -12,14 +12,14 @@ clause with content would remain, so a statement is never emptied.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from memscribe.read.topics import has_cjk, topics_of
 from memscribe.write.lite.cues import changes, end_cues, ends
 from memscribe.write.lite.lazy import lazy
 from memscribe.write.lite.matching import content_tokens
 
-__all__ = ["drop_old_values", "ended_values"]
+__all__ = ["drop_old_values", "ended_values", "still_holds"]
 
 # Clause boundaries: punctuation, dashes, arrows, and "and"/"but"/"so" that open a new clause.
 _BOUNDARY = lazy(
@@ -163,6 +163,21 @@ def _join(pieces: list[tuple[str, str]], dropped: set[int]) -> str:
             clause = _LEADING.sub("", clause.lstrip())  # "but" went with the clause it contrasted
         parts.append(clause + after)
     return re.sub(r"\s{2,}", " ", "".join(parts)).strip(" ,;:—–-")
+
+
+def still_holds(text: str, changed: Callable[[str], bool]) -> str | None:
+    """What an older statement still says once the clauses ``changed`` names are gone: "adopting a rescue
+    greyhound next week! the shelter calls him Dusty" after a rename keeps "adopting a rescue greyhound next
+    week!", "I live in Seattle and I work at Boeing" after a move keeps "I work at Boeing". None when no
+    clause goes, or when what stays names no topic of its own (then the statement is closed whole)."""
+    pieces = _pieces(text)
+    if len(pieces) < 2:
+        return None
+    dropped = {i for i, (clause, _) in enumerate(pieces) if clause.strip() and changed(clause)}
+    if not dropped or len(dropped) == len(pieces):
+        return None
+    rest = _join(pieces, dropped)
+    return rest if topics_of(rest) and len(content_tokens(rest)) >= 3 else None
 
 
 # Words of an end clause that say when or how it ended, not what ended.

@@ -17,18 +17,19 @@ the thing up again ("smoking again", "back to the office") closes it.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 
 from memscribe.core.records import MemoryDraft, MemoryRecord, Operation, OpKind, Owner
-from memscribe.read.topics import MULTI_TOPICS
+from memscribe.read.topics import MULTI_TOPICS, topics_of
 from memscribe.write.lite.cues import changes, ends, hypothetical, temporary
 from memscribe.write.lite.ledger import Ledger, Pending
 from memscribe.write.lite.levels import ladder_steps, stepped_past
 from memscribe.write.lite.linked import changed_topics, stated_topics
 from memscribe.write.lite.matching import content_tokens, stem
 from memscribe.write.lite.phrases import believed_values
-from memscribe.write.lite.residue import ended_values
+from memscribe.write.lite.residue import ended_values, still_holds
 from memscribe.write.lite.revise import draft_from_record
 from memscribe.write.lite.schedule import moved_days, without_old_day
 
@@ -85,6 +86,13 @@ def _remeasured(new: dict[str, str], old_text: str) -> bool:
     return any(unit in old and old[unit] != number for unit, number in new.items())
 
 
+def _on_topics(topics: set[str] | None) -> Callable[[str], bool] | None:
+    """Which clauses of an older statement a change on ``topics`` is about (None: all of them)."""
+    if not topics:
+        return None
+    return lambda clause: bool(topics_of(clause) & topics)
+
+
 def _topics(metadata: object) -> set[str]:
     found = metadata.get("topics") if isinstance(metadata, dict) else None
     return {t for t in found if isinstance(t, str)} if isinstance(found, list) else set()
@@ -139,7 +147,9 @@ class TopicReplacer:
                 common = (words & content_tokens(record.text)) - {stem(u) for u in measures}
                 shared = _topics(record.metadata) & topics or ({"measure"} if common else set())
             if shared:
-                self._close(entry, record, start, at, speaker, sorted(shared))
+                # A new reading ("7 hours a night" after "5 hours") closes the whole statement it was read in.
+                on_it = None if "measure" in shared or not shared <= set(stated_topics(record.text)) else shared
+                self._close(entry, record, start, at, speaker, sorted(shared), _on_topics(on_it))
 
     def _step_up(self, entry: Pending, draft: MemoryDraft, said: str, at: datetime, speaker: str) -> None:
         """A newer step on a ladder ("3rd year starts today" after "2nd year nursing student") closes the older
@@ -150,7 +160,7 @@ class TopicReplacer:
         start = draft.valid_from or at
         for record in self._candidates(draft):
             if self._comparable(record, draft, start) and (ladders := stepped_past(steps, record.text)):
-                self._close(entry, record, start, at, speaker, ladders)
+                self._close(entry, record, start, at, speaker, ladders, lambda c: bool(stepped_past(steps, c)))
 
     def _reschedule(self, entry: Pending, draft: MemoryDraft, said: str, at: datetime, speaker: str) -> None:
         """An activity moved to another weekday ("pottery moved to wednesdays") leaves the older statements of the
@@ -188,7 +198,8 @@ class TopicReplacer:
             if record.slot is not None or not self._comparable(record, draft, start):
                 continue  # slot facts are closed by their own rules, by value
             if named := values & content_tokens(record.text):
-                self._close(entry, record, start, at, speaker, [f"the end of '{w}'" for w in sorted(named)])
+                ended = [f"the end of '{w}'" for w in sorted(named)]
+                self._close(entry, record, start, at, speaker, ended, lambda c: bool(values & content_tokens(c)))
 
     def _believed(self, entry: Pending, draft: MemoryDraft, said: str, at: datetime, speaker: str) -> None:
         """What a statement says was only believed ("been telling everyone she's a beagle but …") closes the
@@ -199,7 +210,8 @@ class TopicReplacer:
         values = believed_values(said, [r.text for r in older])
         for record in older:
             if named := values & content_tokens(record.text):
-                self._close(entry, record, start, at, speaker, [f"the correction of '{w}'" for w in sorted(named)])
+                wrong = [f"the correction of '{w}'" for w in sorted(named)]
+                self._close(entry, record, start, at, speaker, wrong, lambda c: bool(values & content_tokens(c)))
 
     def _candidates(self, draft: MemoryDraft) -> list[MemoryRecord]:
         return self.ledger.stored_similar(draft.text, Owner.USER, limit=_CANDIDATES)
@@ -235,9 +247,30 @@ class TopicReplacer:
         return True
 
     def _close(
-        self, entry: Pending, record: MemoryRecord, start: datetime, at: datetime, speaker: str, topics: list[str]
+        self,
+        entry: Pending,
+        record: MemoryRecord,
+        start: datetime,
+        at: datetime,
+        speaker: str,
+        topics: list[str],
+        changed: Callable[[str], bool] | None = None,
     ) -> None:
+        """Close ``record``, replaced on ``topics`` by ``entry``. When the clauses ``changed`` names, and those on
+        a topic of ``entry``, leave clauses that still say something of their own, its next version keeps those
+        instead (slot facts are closed whole: their value is what changed)."""
         reason = f"replaced by a later statement on {', '.join(topics)} of {record.subject}"
+        rest = None
+        if changed is not None and record.slot is None and entry.draft is not None:
+            theirs = _topics(entry.draft.metadata)  # a clause on a topic of the replacement goes with it
+            rest = still_holds(record.text, lambda c: changed(c) or bool(topics_of(c) & theirs))
+        if rest is not None:
+            said_first = record.metadata.get("said", record.text)
+            metadata = {**dict(record.metadata), "said": said_first, "topics": sorted(topics_of(rest))}
+            kept = draft_from_record(record, text=rest, metadata=metadata)
+            reason = f"{reason}: the clauses it replaces left out, the rest still holds"
+            self.ledger.propose(Operation(OpKind.UPDATE, reason, kept, record.id, (record.id,)), at, speaker)
+            return
         draft = entry.draft
         if entry.op.kind is OpKind.ADD and entry.op.target is None and draft is not None:
             # The new statement supersedes the first statement it replaces: one version chain, journaled.
