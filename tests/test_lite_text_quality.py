@@ -49,6 +49,14 @@ CHATS: list[tuple[str, list[str]]] = [
             "my favourite podcast is reply all now, radiolab has been dethroned",
         ],
     ),
+    (
+        "2024-10-01T10:00:00",
+        [
+            # A dash inside a sentence and the lines of a list: kept as written, never run together.
+            "working on a new project - a thriller set in a small Midwestern town. it's been a great outlet",
+            "this week:\n- adopted a dog called Biscuit\n- signed up for pottery",
+        ],
+    ),
 ]
 _DATE_WORDS = re.compile(
     r"^(?:on|in|around|the|week|of|before|after|weekend|\d+|january|february|march|april|may|june|july|august"
@@ -108,3 +116,5 @@ def test_details_and_relative_times_survive(tmp_path: Path) -> None:
     assert "on 12 March 2024" in joined and "last tuesday" not in joined.lower()
     assert "2024年5月17日" in joined and "上周五" not in joined
     assert "around 19 March 2024" in joined  # "two weeks ago" is a date, not "two weeks before <date>"
+    assert "a new project - a thriller set in a small Midwestern town" in joined
+    assert "called Biscuit signed" not in joined and "called Biscuit. signed up for pottery" in joined
