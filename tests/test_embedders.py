@@ -171,3 +171,22 @@ def test_hash_identity_and_stability() -> None:
 def test_hash_dim_must_be_sane() -> None:
     with pytest.raises(ConfigError):
         HashEmbedder(1)
+
+
+def _embed_in_child(embedder: LocalEmbedder, out: object) -> None:
+    out.put(embedder.embed(["one text", "and another"]).shape)  # type: ignore[attr-defined]
+
+
+def test_a_forked_child_embeds_with_a_model_loaded_before_the_fork(minilm: LocalEmbedder) -> None:
+    import multiprocessing
+
+    minilm.embed(["loaded and run in the parent", "with its threads started"])
+    context = multiprocessing.get_context("fork")
+    out = context.Queue()
+    child = context.Process(target=_embed_in_child, args=(minilm, out))
+    child.start()
+    child.join(timeout=60)
+    hung = child.is_alive()
+    if hung:
+        child.kill()
+    assert not hung and child.exitcode == 0 and out.get(timeout=5) == (2, 384)

@@ -98,6 +98,7 @@ class LocalEmbedder:
         self._check_installed()
         self._lock = threading.Lock()
         self._pool: ThreadPoolExecutor | None = None  # int8: texts embedded side by side, one core each
+        self._pool_pid = 0  # the process the pool's threads live in
         self._session: Any = None
         self._tokenizer: Any = None
         self._input_names: tuple[str, ...] = ()
@@ -116,8 +117,6 @@ class LocalEmbedder:
             if self._session is None:
                 self._tokenizer = self._load_tokenizer()
                 self._session = self._load_session()
-                if self._compute == "int8" and self._threads > 1:
-                    self._pool = ThreadPoolExecutor(self._threads, thread_name_prefix="memscribe-embed")
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         """Embed a batch into an array of shape (len(texts), 384), float32, rows of unit length."""
@@ -144,11 +143,22 @@ class LocalEmbedder:
             def run(rows: list[int]) -> Vectors:
                 return self._embed_batch([encodings[i].ids for i in rows], int(lengths[rows].max()))
 
-            done = self._pool.map(run, batches) if self._pool is not None and len(batches) > 1 else map(run, batches)
+            pool = self._workers() if len(batches) > 1 else None
+            done = pool.map(run, batches) if pool is not None else map(run, batches)
             out = np.empty((len(texts), self.dim), dtype=np.float32)
             for rows, vectors in zip(batches, done, strict=True):
                 out[rows] = vectors
         return out
+
+    def _workers(self) -> ThreadPoolExecutor | None:
+        """The threads that run int8 texts side by side, made again in a forked child: threads do not survive
+        a fork, and a pool made before it would wait for them forever."""
+        if self._compute != "int8" or self._threads < 2:
+            return None
+        if self._pool is None or self._pool_pid != os.getpid():
+            self._pool = ThreadPoolExecutor(self._threads, thread_name_prefix="memscribe-embed")
+            self._pool_pid = os.getpid()
+        return self._pool
 
     def _embed_batch(self, token_ids: list[list[int]], width: int) -> Vectors:
         import numpy as np
