@@ -125,3 +125,9 @@ def test_a_new_reading_closes_the_whole_statement_it_was_read_in(tmp_path: Path)
         memory.add("CBT-I actually worked?? I'm getting 7 hours of sleep most nights now", user_id="u",
                    timestamp="2023-06-20T12:00:00Z")  # fmt: skip
         assert not any("5 hours" in t or "3am" in t for t in _current_texts(memory))
+
+
+def test_a_lead_in_word_goes_with_the_clause_it_led_into() -> None:
+    said = "Less than before. Also, I gave up coffee last month. I only drink green tea now."
+    older = ["I drink three cups of coffee a day"]
+    assert drop_old_values(said, older, older, older) == "Less than before. I only drink green tea now."

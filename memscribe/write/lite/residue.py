@@ -152,11 +152,18 @@ def drop_old_values(text: str, on_topic: Iterable[str], others: Iterable[str] = 
     return _join(pieces, dropped)
 
 
+# Words that only lead into the clause after them: left alone when that clause goes ("Also, I gave up coffee.").
+_LEAD_INS = frozenset({"also", "and", "plus", "so", "but", "anyway", "btw", "oh", "well", "ok", "okay", "then"})
+
+
 def _join(pieces: list[tuple[str, str]], dropped: set[int]) -> str:
     parts: list[str] = []
     for i, (clause, after) in enumerate(pieces):
         if i in dropped:
-            if parts and re.search(r"[.!?。！？]", after):  # the sentence ends with the dropped clause
+            if parts and parts[-1].strip(" ,;:—–-.!?").lower() in _LEAD_INS:
+                parts.pop()  # "Also, <dropped>." leaves no "Also."
+            if parts and re.search(r"[.!?。！？]", after) and not re.search(r"[.!?。！？]\s*$", parts[-1]):
+                # the sentence ends with the dropped clause: the clause before it ends the sentence now
                 parts[-1] = parts[-1].rstrip(" ,;:—–-") + after.strip(" ") + " "
             continue
         if i - 1 in dropped:
