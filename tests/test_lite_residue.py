@@ -100,19 +100,19 @@ def test_a_plain_ending_leaves_out_what_the_speaker_said_before_on_any_topic() -
     assert "denver" not in kept and "austin" in kept
 
 
-def _current_texts(memory: Memory) -> list[str]:
-    return [row["memory"] for row in memory.list(user_id="u")["results"]]
+def _said(memory: Memory, *texts: str) -> list[dict]:
+    """Each text added a month after the one before; the current memories after the last."""
+    for month, text in enumerate(texts, 5):
+        memory.add(text, user_id="u", timestamp=f"2023-{month:02d}-06T12:00:00Z")
+    return list(memory.list(user_id="u")["results"])
 
 
 def test_what_a_replaced_statement_still_says_stays_current(tmp_path: Path) -> None:
     with Memory(tmp_path / "store.db", writer="lite", embedder="hash") as memory:
-        memory.add("adopting a rescue greyhound next week! the shelter calls him Dusty", user_id="u",
-                   timestamp="2023-05-06T12:00:00Z")  # fmt: skip
-        memory.add("the greyhound is home!! we renamed him Dash, he sleeps 20 hours a day", user_id="u",
-                   timestamp="2023-05-20T12:00:00Z")  # fmt: skip
-        current = _current_texts(memory)
-        assert not any("Dusty" in t for t in current)
-        [kept] = [r for r in memory.list(user_id="u")["results"] if r["memory"].startswith("adopting a rescue")]
+        current = _said(memory, "adopting a rescue greyhound next week! the shelter calls him Dusty",
+                        "the greyhound is home!! we renamed him Dash, he sleeps 20 hours a day")  # fmt: skip
+        assert not any("Dusty" in r["memory"] for r in current)
+        [kept] = [r for r in current if r["memory"].startswith("adopting a rescue")]
         versions = memory.history(kept["id"])
         assert [v["version"] for v in versions] == [1, 2] and "Dusty" in versions[0]["memory"]
         assert "Dusty" in kept["metadata"]["said"]  # the words as said stay beside the text
@@ -120,11 +120,9 @@ def test_what_a_replaced_statement_still_says_stays_current(tmp_path: Path) -> N
 
 def test_a_new_reading_closes_the_whole_statement_it_was_read_in(tmp_path: Path) -> None:
     with Memory(tmp_path / "store.db", writer="lite", embedder="hash") as memory:
-        memory.add("I sleep like 5 hours a night, I wake up at 3am and can't get back to sleep", user_id="u",
-                   timestamp="2023-05-06T12:00:00Z")  # fmt: skip
-        memory.add("CBT-I actually worked?? I'm getting 7 hours of sleep most nights now", user_id="u",
-                   timestamp="2023-06-20T12:00:00Z")  # fmt: skip
-        assert not any("5 hours" in t or "3am" in t for t in _current_texts(memory))
+        current = _said(memory, "I sleep like 5 hours a night, I wake up at 3am and can't get back to sleep",
+                        "CBT-I actually worked?? I'm getting 7 hours of sleep most nights now")  # fmt: skip
+        assert not any("5 hours" in r["memory"] or "3am" in r["memory"] for r in current)
 
 
 def test_a_lead_in_word_goes_with_the_clause_it_led_into() -> None:
