@@ -13,6 +13,7 @@ from test_lite_support import ListCandidates, at, propose, say
 
 from memscribe import Memory
 from memscribe.core.records import OpKind
+from memscribe.types import MemoryItem
 from memscribe.write.lite.cjk_time import cjk_stay_until
 from memscribe.write.lite.residue import drop_old_values
 from memscribe.write.lite.writer import without_old_value
@@ -100,11 +101,11 @@ def test_a_plain_ending_leaves_out_what_the_speaker_said_before_on_any_topic() -
     assert "denver" not in kept and "austin" in kept
 
 
-def _said(memory: Memory, *texts: str) -> list[dict]:
+def _said(memory: Memory, *texts: str) -> list[MemoryItem]:
     """Each text added a month after the one before; the current memories after the last."""
     for month, text in enumerate(texts, 5):
         memory.add(text, user_id="u", timestamp=f"2023-{month:02d}-06T12:00:00Z")
-    return list(memory.list(user_id="u")["results"])
+    return memory.list(user_id="u")["results"]
 
 
 def test_what_a_replaced_statement_still_says_stays_current(tmp_path: Path) -> None:
