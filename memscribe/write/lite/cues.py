@@ -28,18 +28,16 @@ _CHANGE = lazy(
     r"|changed my name|legally|after the wedding|just got|quit|left|gave up|stopped|raised|increased"
     r"|decreased|dropped|went up|went down|renewed|dropped to|up to|down to|passed|graduated|made|bumped|appointed"
     r"|named|elevated|stepped up|took over|signed|closed on|anymore|replaced|dethroned|gone|no more|these days"
-    r"|renamed|rebranded|first day (?:at|of|in)|"
-    + _NOTICE
-    + r"|move(?:'s| is| was| has been) (?:done|over|finished|complete|official)|(?:finished|done) moving)\b"
+    r"|renamed|rebranded|first day (?:at|of|in)|" + _NOTICE +
+    r"|move(?:'s| is| was| has been) (?:done|over|finished|complete|official)|(?:finished|done) moving)\b"
     r"|搬到|搬去|搬家|现在|换了|换成|跳槽|入职|离职|辞职|升职|晋升|改成|改为|开始|已经|终于|不再|回到|涨"
     r"|ahora|ya no|me mudé|nos mudamos|cambié|empecé|maintenant|désormais|je commence|j'ai démissionné"
     r"|déménagé|jetzt|nicht mehr|umgezogen|gewechselt|agora|já não|mudei|mudamos|comecei",
     re.IGNORECASE,
 )
 _END = lazy(
-    r"\b(?:no longer|anymore|any more|quit|quitting|left|leaving|resigned|laid off|"
-    + _NOTICE
-    + r"|let go|fired|lost my job|stepped down|retired"
+    r"\b(?:no longer|anymore|any more|quit|quitting|left|leaving|resigned|laid off|" + _NOTICE +
+    r"|let go|fired|lost my job|stepped down|retired"
     r"|passed away|died|put (?:her|him|them|it) to sleep"
     r"|put down|rehomed|re-homed|gave (?:her|him|them|it) away|ran away|broke up|split up|divorced"
     r"|separated|sold|stopped|gave up|got rid of|moved out|not \w+ anymore|ex-|last day (?:at|of|in)"

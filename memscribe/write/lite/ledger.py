@@ -61,7 +61,11 @@ class Ledger:
 
     def pending_slot(self, slot: str, owner: Owner) -> list[Pending]:
         key = slot.lower()
-        return [e for e in self.pending() if e.draft and (e.draft.slot or "").lower() == key and e.draft.owner == owner]
+        return [
+            e
+            for e in self.pending()
+            if e.draft and (e.draft.slot or "").lower() == key and e.draft.owner == owner
+        ]
 
     def taken(self) -> set[str]:
         """Stored memories an alive operation already changes; they are no longer current."""
@@ -87,7 +91,9 @@ class Ledger:
         if key not in self._slots:
             subject = key.split("/", 1)[0]
             found = self._candidates.by_slot(slot)
-            self._slots[key] = [r for r in found if (r.slot or "").lower() == key and r.subject.lower() == subject]
+            self._slots[key] = [
+                r for r in found if (r.slot or "").lower() == key and r.subject.lower() == subject
+            ]
         records = self._current(self._slots[key], owner)
         return sorted(records, key=lambda r: r.valid_from, reverse=True)
 

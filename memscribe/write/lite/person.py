@@ -57,7 +57,9 @@ _PERSON_VERB = (
     r"|will|would|drives|teaches|said|told|and|eats|follows|studies|switched|retrained|traded|packed"
     r"|relocated|transferred|stopped|gave|still|celebrated)\b"
 )
-_NAME = lazy(r"^(?P<name>(?-i:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?))(?:(?P<poss>'s)\s+|\s+(?=" + _PERSON_VERB + r"))")
+_NAME = lazy(
+    r"^(?P<name>(?-i:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?))(?:(?P<poss>'s)\s+|\s+(?=" + _PERSON_VERB + r"))"
+)
 _PRONOUN = lazy(r"^(?:he|she)\b\s*", re.IGNORECASE)
 _POSS_IS = lazy(r"^(?:\w+ing|a|an|the|in|from|at|now|been|going|so|very|really|still|not)\b", re.I)
 _THIRD_POSS = lazy(r"\b(?:his|her|their)\b", re.IGNORECASE)
@@ -166,7 +168,9 @@ def find_subject(text: str, speaker: Speaker, refs: Referents) -> Mention | None
     if match := _RELATION.match(text):
         return _relation(match, text, speaker, refs)
     if match := _MY.match(text):
-        return Mention(speaker.subject, speaker.display, "my" + text[match.end() :], first_person=True, via="first")
+        return Mention(
+            speaker.subject, speaker.display, "my" + text[match.end() :], first_person=True, via="first"
+        )
     if (match := _NAME.match(text)) and (mention := _named(match, text, speaker, refs)):
         return mention
     if (match := _PRONOUN.match(text)) and refs.last is not None:

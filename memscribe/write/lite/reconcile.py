@@ -74,7 +74,9 @@ class Reconciler:
     ) -> Pending:
         return self.ledger.propose(Operation(kind, reason, draft, target, candidates), at, speaker)
 
-    def _noop(self, record: MemoryRecord, reason: str, at: datetime, speaker: str, ids: tuple[str, ...]) -> None:
+    def _noop(
+        self, record: MemoryRecord, reason: str, at: datetime, speaker: str, ids: tuple[str, ...]
+    ) -> None:
         if record.id not in self.ledger.confirmed():
             self._propose(OpKind.NOOP, reason, at, speaker, target=record.id, candidates=ids)
 
@@ -92,7 +94,12 @@ class Reconciler:
         """An earlier statement of this episode set another value: it becomes history, or goes if no older."""
         entry.alive = False
         old = entry.draft
-        if old is None or old.valid_from is None or newer.valid_from is None or old.valid_from >= newer.valid_from:
+        if (
+            old is None
+            or old.valid_from is None
+            or newer.valid_from is None
+            or old.valid_from >= newer.valid_from
+        ):
             return
         history = replace(old, slot=None, value=None, valid_to=newer.valid_from, tags=(*old.tags, "history"))
         self._propose(
@@ -133,7 +140,9 @@ class Reconciler:
                 f"older statement ({_day(at)}) than the stored {fact.attribute} '{current.value}' "
                 f"(since {_day(current.valid_from)}): kept as history, not superseding"
             )
-            return self._propose(OpKind.ADD, reason, at, speaker, draft=history, target=current.id, candidates=ids)
+            return self._propose(
+                OpKind.ADD, reason, at, speaker, draft=history, target=current.id, candidates=ids
+            )
         start = max(draft.valid_from or at, current.valid_from)
         reason = (
             f"{fact.attribute} of {fact.subject} changed from '{current.value}' to '{fact.value}' "
@@ -194,7 +203,9 @@ class Reconciler:
         for record in records:
             if _refines(fact.value, record.value):
                 reason = f"refines {fact.attribute} '{record.value}' to '{fact.value}'"
-                return self._propose(OpKind.UPDATE, reason, at, speaker, draft=draft, target=record.id, candidates=ids)
+                return self._propose(
+                    OpKind.UPDATE, reason, at, speaker, draft=draft, target=record.id, candidates=ids
+                )
         noun = "plan" if fact.kind is FactKind.INTENT else f"{fact.attribute} value"
         return self._propose(
             OpKind.ADD,
@@ -273,7 +284,12 @@ class Reconciler:
                 return None
         for record in similar:
             same_subject = record.subject.lower() == draft.subject.lower()
-            if record.slot is None and same_subject and covers(draft.text, record.text) and at >= record.valid_from:
+            if (
+                record.slot is None
+                and same_subject
+                and covers(draft.text, record.text)
+                and at >= record.valid_from
+            ):
                 return self._propose(
                     OpKind.UPDATE,
                     "adds detail to a stored memory",

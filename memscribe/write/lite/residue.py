@@ -109,7 +109,9 @@ def _values(text: str) -> set[str]:
     return _marks(named) | (_cjk_pairs(text) if has_cjk(text) else set())
 
 
-def drop_old_values(text: str, on_topic: Iterable[str], others: Iterable[str] = (), own: Iterable[str] = ()) -> str:
+def drop_old_values(
+    text: str, on_topic: Iterable[str], others: Iterable[str] = (), own: Iterable[str] = ()
+) -> str:
     """``text`` without the clauses that name as ended a value held by ``on_topic`` (older statements on its
     topics) or a name or CJK value held by ``others`` (older statements of the same owner); a clause that
     plainly ends something ("quit", "is over") also by any word of ``own`` (older statements of its subject)."""
@@ -128,10 +130,8 @@ def drop_old_values(text: str, on_topic: Iterable[str], others: Iterable[str] = 
         if after.strip() in ("→", "->") and i + 1 < len(pieces) and marks[i + 1] - marks[i]:
             dropped.add(i)  # "Megan Pryce → Megan Doyle": the left side of an arrow is what it was
             continue
-        if (
-            _WAS.search(clause)
-            and after.strip().lower() in ("but", "so")
-            and any(_NOW.search(later) for later, _ in pieces[i + 1 : i + 3])
+        if _WAS.search(clause) and after.strip().lower() in ("but", "so") and any(
+            _NOW.search(later) for later, _ in pieces[i + 1 : i + 3]
         ):
             dropped.add(i)  # "my starter was called Doughnald but ... he's Bread Pitt now": what it was
             continue

@@ -28,7 +28,9 @@ __all__ = ["Fact", "FactKind", "extract_facts", "first_verb", "plan_value", "res
 _LIST_ATTRIBUTES = frozenset({"hobbies", "allergies", "languages", "likes", "dislikes"})
 _ENDED = lazy(r"\b(?:anymore|any more|no longer)\b", re.IGNORECASE)
 _INTENT_TO = lazy(
-    "^" + AUX + r"(?P<verb>planning|plan|plans|hoping|hope|hopes|want|wants|would like|would love|would really"
+    "^"
+    + AUX
+    + r"(?P<verb>planning|plan|plans|hoping|hope|hopes|want|wants|would like|would love|would really"
     r" like|really want|intend|intends|intending|aiming|aim|going|about|trying|excited|eager|determined"
     r"|decided|getting ready|preparing|set|scheduled|saving up|looking)\s+to\s+(?P<act>.+)$",
     re.IGNORECASE,
@@ -44,16 +46,22 @@ _INTENT_GERUND = lazy(
     r"(?P<act>\w+ing\b.*)$",
     re.IGNORECASE,
 )
-_INTENT_WANT = lazy("^" + AUX + r"(?:want|wants|would like|would love)\s+(?P<act>(?:a|an|another)\s+.+)$", re.I)
+_INTENT_WANT = lazy(
+    "^" + AUX + r"(?:want|wants|would like|would love)\s+(?P<act>(?:a|an|another)\s+.+)$", re.I
+)
 _INTENT_PROGRESSIVE = lazy(
     r"^(?:am|is|are)\s+(?:(?:\w+ly|also|finally|soon|now)\s+)*(?P<act>(?:moving|relocating|getting married"
     r"|having a baby|retiring|quitting|starting|adopting|buying|selling|visiting|flying|traveling|travelling"
     r"|heading|leaving|going|taking|running|getting)\b.*)$",
     re.IGNORECASE,
 )
-_ALWAYS_PLANS = frozenset({"moving", "relocating", "retiring", "quitting", "getting married", "having a baby"})
+_ALWAYS_PLANS = frozenset(
+    {"moving", "relocating", "retiring", "quitting", "getting married", "having a baby"}
+)
 _INTENT_END = lazy(
-    "^" + AUX + r"(?:decided not to|not going to|changed my mind about|gave up on|cancelled|canceled|called off"
+    "^"
+    + AUX
+    + r"(?:decided not to|not going to|changed my mind about|gave up on|cancelled|canceled|called off"
     r"|postponed|no longer planning to|not planning to)\s+(?P<act>.+)$",
     re.IGNORECASE,
 )
@@ -70,7 +78,9 @@ _GO_TO_NP = lazy(
 _CONJUNCT = lazy(r",\s*(?:and\s+)?(?:I\s+)?|(?<!\s)\s+and\s+(?:I\s+)?", re.IGNORECASE)
 _REPORTED = lazy(r"^(?:\w+\s+)?told (?:me|us|User)\s+(?:that\s+)?(?:they|he|she)\s+(?:are|is)\s+", re.IGNORECASE)
 _DROP = frozenset({"a", "an", "the", "my", "our", "some", "their", "his", "her"})
-_AUX_WORDS = words("""am is are was were have has had will would do does did been be being not never just to going""")
+_AUX_WORDS = words(
+    """am is are was were have has had will would do does did been be being not never just to going"""
+)
 
 
 class FactKind(enum.StrEnum):
@@ -124,7 +134,8 @@ def _intention(rest: str, tense: Tense) -> tuple[str | None, FactKind] | None:
     if (match := _INTENT_WANT.match(rest)) and not _negated(match):
         return plan_value("get " + match.group("act")), FactKind.INTENT
     if (match := _INTENT_PROGRESSIVE.match(rest)) and (
-        (tense.future and not tense.past) or any(match.group("act").lower().startswith(p) for p in _ALWAYS_PLANS)
+        (tense.future and not tense.past)
+        or any(match.group("act").lower().startswith(p) for p in _ALWAYS_PLANS)
     ):
         act = match.group("act")
         if act.lower().startswith("going ") and not act.lower().startswith("going to "):

@@ -36,7 +36,9 @@ _CUT = lazy(
     re.IGNORECASE,
 )
 # "new" goes only in lower case: "a new car", but "New York".
-_LEADING = lazy(r"^(?:(?:a|an|the|my|our|some|this|that|his|her|their|(?-i:new|brand new))\s+)+", re.IGNORECASE)
+_LEADING = lazy(
+    r"^(?:(?:a|an|the|my|our|some|this|that|his|her|their|(?-i:new|brand new))\s+)+", re.IGNORECASE
+)
 _REJECT = words(
     """it that this there here them him her you me us one something everything anything someone somewhere
     home team job role position department company project it all what how when why which who place town
@@ -142,7 +144,9 @@ def value_pet(raw: str) -> str | None:
 def value_condition(raw: str) -> str | None:
     """A health condition named in the lexicon ("type 2 diabetes" keeps its qualifier)."""
     value = clean_phrase(raw, max_words=4)
-    if value is None or not any(word.strip("'s") in CONDITIONS or word in CONDITIONS for word in value.split()):
+    if value is None or not any(
+        word.strip("'s") in CONDITIONS or word in CONDITIONS for word in value.split()
+    ):
         return None
     return value
 
@@ -160,7 +164,9 @@ def value_school(raw: str) -> str | None:
         return None
     name = re.sub(r"\s+(?:of|de|for|and|at)$", "", match.group(1))
     words = name.split()
-    school_word = re.search(r"\b(?:University|College|School|Institute|Academy|Polytechnic|Conservatory)\b", name)
+    school_word = re.search(
+        r"\b(?:University|College|School|Institute|Academy|Polytechnic|Conservatory)\b", name
+    )
     if school_word or (len(words) == 1 and name.isupper() and len(name) >= 2):
         return name.lower()
     return None
