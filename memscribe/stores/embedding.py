@@ -14,7 +14,13 @@ if TYPE_CHECKING:
     from memscribe.core.vectors import Partition, Vectors
     from memscribe.stores.ports import RecordFilter
 
-__all__ = ["DeferredVectors", "HoldsVectors", "query_vector"]
+__all__ = ["MOVE_HINT", "DeferredVectors", "HoldsVectors", "query_vector"]
+
+# What an embedding mismatch error tells the user to do: a store keeps the model of its first vectors.
+MOVE_HINT = (
+    "Use the same embedder, or move the memories with `memscribe export` and `memscribe import` into a new store,"
+    " which embeds them again."
+)
 
 
 @runtime_checkable

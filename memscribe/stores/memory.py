@@ -21,7 +21,7 @@ import numpy.typing as npt
 from memscribe.core.records import Episode, JournalEntry, MemoryRecord, Status
 from memscribe.core.text import keyword_terms
 from memscribe.errors import EmbeddingMismatch, InvalidInput, NotFound, StoreError, WriteConflict
-from memscribe.stores.embedding import query_vector
+from memscribe.stores.embedding import MOVE_HINT, query_vector
 from memscribe.stores.filtering import matches
 from memscribe.stores.ports import MAX_EPISODE_ATTEMPTS, Changeset, EpisodeState, Partition, PurgeReport, RecordFilter
 
@@ -217,7 +217,7 @@ class InMemoryStore:
             if model is not None and offered != model:
                 raise EmbeddingMismatch(
                     f"this store holds {model[0]} vectors of dim {model[1]}; got {offered[0]} of dim "
-                    f"{offered[1]}. Use the same embedder, or re-embed with `memscribe reindex`."
+                    f"{offered[1]}. {MOVE_HINT}"
                 )
             model = offered
         position = {r.version_id: i for i, r in enumerate(fresh)}

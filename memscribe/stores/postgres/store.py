@@ -15,6 +15,7 @@ import numpy as np
 from memscribe.core.cjk import segment_cjk
 from memscribe.core.records import JournalEntry, MemoryRecord
 from memscribe.errors import EmbeddingMismatch, NotFound, StoreError, WriteConflict
+from memscribe.stores.embedding import MOVE_HINT
 from memscribe.stores.ports import Changeset, Partition, PurgeReport, RecordFilter
 from memscribe.stores.postgres import codec, erasure, maintenance
 from memscribe.stores.postgres.db import ALL, Database
@@ -198,8 +199,7 @@ class PostgresStore(EpisodeMixin, SearchMixin):
         if known != (model, dim):
             assert known is not None
             raise EmbeddingMismatch(
-                f"this store holds {known[0]} vectors of dim {known[1]}; got {model} of dim {dim}. "
-                "Use the same embedder, or re-embed with `memscribe reindex`."
+                f"this store holds {known[0]} vectors of dim {known[1]}; got {model} of dim {dim}. {MOVE_HINT}"
             )
         self._model = known
 

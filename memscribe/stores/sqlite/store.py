@@ -16,6 +16,7 @@ import numpy as np
 from memscribe.core.cjk import segment_cjk
 from memscribe.core.records import JournalEntry, MemoryRecord
 from memscribe.errors import EmbeddingMismatch, InvalidInput, NotFound, StoreError, StoreReadOnly, WriteConflict
+from memscribe.stores.embedding import MOVE_HINT
 from memscribe.stores.ports import Changeset, Partition, PurgeReport, RecordFilter, VectorIndex
 from memscribe.stores.sqlite import codec, erasure, maintenance
 from memscribe.stores.sqlite.codec import MEMORY_COLUMNS, t
@@ -214,7 +215,7 @@ class SQLiteStore(EpisodeMixin, SearchMixin, DeferredMixin):
         elif meta.get("embedding_model") != model or int(meta.get("dim", 0)) != dim:
             raise EmbeddingMismatch(
                 f"this store holds {meta.get('embedding_model')} vectors of dim {meta.get('dim')}; "
-                f"got {model} of dim {dim}. Use the same embedder, or re-embed with `memscribe reindex`."
+                f"got {model} of dim {dim}. {MOVE_HINT}"
             )
 
     def embedding_model(self) -> tuple[str, int] | None:
