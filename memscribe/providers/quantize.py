@@ -17,6 +17,7 @@ load is rebuilt.
 
 from __future__ import annotations
 
+import getpass
 import hashlib
 import importlib.util
 import os
@@ -63,7 +64,7 @@ def int8_model(source: Path, *, rebuild: bool = False) -> Path:
     try:
         return _build(source, target)
     except OSError:  # a read-only home or cache: a private temporary copy still serves this process
-        fallback = Path(tempfile.gettempdir()) / f"memscribe-{os.getuid()}" / name
+        fallback = Path(tempfile.gettempdir()) / f"memscribe-{getpass.getuser()}" / name
         return fallback if fallback.is_file() and not rebuild else _build(source, fallback)
 
 
