@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from test_lite_support import ListCandidates, at, say
 
+from memscribe.core.records import OpKind
+from memscribe.write.lite.matching import stem
 from memscribe.write.lite.requests import Correction, forget_attributes, parse_correction, parse_forget
 
 
@@ -58,3 +61,19 @@ def test_forget_topics_name_attributes() -> None:
     assert forget_attributes("my phone number") == ("phone",)
     assert forget_attributes("where I live") == ("residence",)
     assert forget_attributes("my job") == ("employer", "job_title")
+
+
+@pytest.mark.parametrize(
+    ("said", "stored"),
+    [("plans", "planning"), ("stop", "stopped"), ("shop", "shopping"), ("fall", "falling"), ("add", "adding")],
+)
+def test_a_consonant_doubled_before_an_ending_stems_like_the_word(said: str, stored: str) -> None:
+    assert stem(said) == stem(stored)
+
+
+def test_forgetting_plans_reaches_what_is_being_planned() -> None:
+    store = ListCandidates()
+    say(store, "planning a surprise 40th for Marcel at the boathouse on the lake", at(2024, 3, 1))
+    ops = say(store, "ok forget everything about the party plans", at(2024, 3, 5))
+    assert [op.kind for op in ops] == [OpKind.DELETE]
+    assert not store._current()

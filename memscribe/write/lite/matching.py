@@ -16,15 +16,18 @@ __all__ = ["content_tokens", "covers", "near_duplicate", "stem", "topic_matches"
 _WORD = lazy(r"[a-z0-9][a-z0-9'-]*")
 _GENERIC = frozenset({"user", "said", "says", "told", "number", "thing", "things", "stuff", "really", "also"})
 _SUBJECT_WORDS = frozenset({"user", "user's", "assistant", "they", "their", "them", "theirs"})
+_DOUBLED = lazy(r"([b-df-hj-km-np-rtv-y])\1$")  # a doubled consonant, but not l, s or z ("falling")
 
 
 @lru_cache(maxsize=8192)
 def stem(word: str) -> str:
-    """A light stem so "lives"/"living"/"lived" and "dogs"/"dog" compare equal."""
+    """A light stem so "lives"/"living"/"lived", "dogs"/"dog" and "plans"/"planning" compare equal."""
     word = word.lower().removesuffix("'s")
     for suffix in ("ing", "ied", "ies", "ed", "es", "s"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             base = word[: -len(suffix)]
+            if suffix in ("ing", "ed") and len(base) >= 4 and _DOUBLED.search(base):
+                return base[:-1]  # "planning", "stopped": the consonant doubled before the ending
             return base + "y" if suffix in ("ied", "ies") else base
     return word
 
