@@ -89,3 +89,17 @@ def test_a_tool_episode_routed_by_rules_embeds_none_of_its_messages(tmp_path: Pa
     assert "FAILED tests/test_cart.py::test_empty - IndexError" not in embedded  # a tool result, never
     assert "Running the tests first." not in embedded
     assert any(len(call) > 1 for call in embedder.calls)
+
+
+def test_the_lite_writer_embeds_no_assistant_turn_it_does_not_keep(tmp_path: Path) -> None:
+    embedder = CountingEmbedder()
+    messages = [
+        {"role": "user", "content": "I just started a new job at a bakery in Porto."},
+        {"role": "assistant", "content": "Congratulations! Porto has wonderful pastry shops to learn from."},
+        {"role": "user", "content": "Thanks, my first shift is on Monday."},
+    ]
+    with Memory(tmp_path / "s.db", writer="lite", embedder=embedder) as m:
+        stored = [r["memory"] for r in m.add(messages, user_id="u")["results"]]
+    embedded = [t for call in embedder.calls for t in call]
+    assert stored and all(s in embedded for s in stored)
+    assert not any("Congratulations" in t for t in embedded)

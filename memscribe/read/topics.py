@@ -10,9 +10,9 @@ Cues are deliberately plain words: a topic says what to compare, never what the 
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import cache, lru_cache
 
-__all__ = ["MULTI_TOPICS", "TOPICS", "has_cjk", "shaped_topics", "topic_spans", "topics_of"]
+__all__ = ["MULTI_TOPICS", "TOPICS", "forget_topics", "has_cjk", "shaped_topics", "topic_spans", "topics_of"]
 
 # English cues are whole words (a trailing "*" allows any ending); CJK cues match as substrings.
 _CUES: dict[str, tuple[str, str]] = {
@@ -188,12 +188,14 @@ def _tables() -> tuple[dict[str, frozenset[str]], dict[str, tuple[str, ...]], di
     )
 
 
+@lru_cache(maxsize=8192)
 def _word_topics(word: str) -> frozenset[str]:
     exact, prefixes, _ = _tables()
     found = exact.get(word, frozenset())
     return found | {topic for topic, heads in prefixes.items() if topic not in found and word.startswith(heads)}
 
 
+@lru_cache(maxsize=4096)  # the writer and the ranker ask again and again of the same few texts
 def topics_of(text: str) -> frozenset[str]:
     """The topics ``text`` names, by its cue words."""
     _, _, cjk = _tables()
@@ -219,3 +221,9 @@ def topic_spans(text: str) -> list[tuple[int, int, frozenset[str]]]:
 def shaped_topics(text: str) -> frozenset[str]:
     """The topics whose value ``text`` holds in a telling shape (a phone number, an address, a dose, a sum)."""
     return frozenset(topic for topic, shape in _SHAPES if shape.search(text))
+
+
+def forget_topics() -> None:
+    """Empty the caches of the texts and words read (on every erasure, through ``traits.forget_traits``)."""
+    topics_of.cache_clear()
+    _word_topics.cache_clear()

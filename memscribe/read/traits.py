@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from memscribe.core.records import MemoryRecord
 from memscribe.core.text import STOPWORDS
-from memscribe.read.topics import topics_of
+from memscribe.read.topics import forget_topics, topics_of
 
 __all__ = ["Traits", "forget_traits", "traits_of"]
 
@@ -87,7 +87,8 @@ def traits_of(record: MemoryRecord) -> Traits:
 
 
 def forget_traits() -> None:
-    """Empty the cache (on every erasure)."""
+    """Empty the caches of memory texts' traits and topics (on every erasure)."""
     with _lock:
         _cache.clear()
         _shared.clear()
+    forget_topics()

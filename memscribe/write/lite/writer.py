@@ -117,6 +117,12 @@ class LiteWriter:
     def __init__(self, scene: str = "chat") -> None:
         self.scene = scene
 
+    def likely_texts(self, episode: Episode) -> list[str]:
+        """The people's messages, embedded together before the rules run: a message kept whole is searched
+        for as it was said. Assistant messages are not: only a recommendation is kept from one, a sentence at
+        a time (on the natural set a quarter of the batch was assistant turns no rule asked for)."""
+        return [m.content.strip() for m in episode.messages if m.role == "user" and m.content.strip()]
+
     def propose(
         self, episode: Episode, candidates: CandidateSource, context: WriteContext, clock: Clock
     ) -> list[Operation]:
