@@ -74,3 +74,57 @@ def test_a_memo_cut_shorter_than_asked_reads_deeper(tmp_path: Path) -> None:
         assert memo.reads == 1  # the first read was already deeper than both (and held every match)
         memo.keyword_search(("default", "u"), ["garden"], flt, 500)
         assert memo.reads == 1  # the list held fewer matches than it was read for: nothing more to find
+
+
+def test_a_scene_filter_is_applied_in_the_store_so_other_scenes_take_no_place(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from memscribe.bench.speed_probe import make_records
+    from memscribe.scenes.writer import SceneCandidates
+
+    embedder = HashEmbedder(64)
+    store = SQLiteStore(tmp_path / "s.db")
+    coding = [f"The deploy script of service {i} runs on host db-7." for i in range(40)]
+    chat = ["My old laptop was called db-7, I miss it."]
+    texts = coding + chat
+    changes = make_records(texts, embedder.embed(texts), embedder.model_id, "u")
+    scenes = ["coding"] * len(coding) + ["chat"]
+    inserted = tuple(replace(r, scene=s) for r, s in zip(changes.insert, scenes, strict=True))
+    store.apply(replace(changes, insert=inserted))
+    with Memory(store=store, writer="raw", embedder=embedder) as m:
+        core = m._core
+        partition = core.scope("u").partition
+        candidates = StoreCandidates(core, partition, EmbeddingCache(core), core.clock.now())
+        query = "The deploy script runs on host db-7."
+        # Twice as deep a search, filtered afterwards, would not reach it: 16 coding memories come first.
+        assert all(r.scene == "coding" for r in candidates.similar(query, 16))
+        assert [r.text for r in SceneCandidates(candidates, ("chat",)).similar(query, 8)] == chat
+
+
+class _PlainSource:
+    """A CandidateSource with no store behind it: the scene filter falls back to a deeper search, filtered."""
+
+    def __init__(self, records: list[object]) -> None:
+        self.records = records
+        self.asked: list[int] = []
+
+    def similar(self, text: str, limit: int = 8) -> list[object]:
+        self.asked.append(limit)
+        return self.records[:limit]
+
+    def by_slot(self, slot: str) -> list[object]:
+        return []
+
+    def by_subject(self, subject: str, limit: int = 50) -> list[object]:
+        return []
+
+
+def test_a_scene_filter_over_a_plain_source_searches_twice_as_deep_and_filters() -> None:
+    from types import SimpleNamespace
+
+    from memscribe.scenes.writer import SceneCandidates
+
+    records = [SimpleNamespace(scene="coding" if i % 2 else "chat", text=str(i)) for i in range(20)]
+    source = _PlainSource(records)
+    found = SceneCandidates(source, ("chat",)).similar("anything", 4)  # type: ignore[arg-type]
+    assert source.asked == [8] and [r.text for r in found] == ["0", "2", "4", "6"]

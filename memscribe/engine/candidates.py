@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -82,9 +84,9 @@ class EmbeddingCache:
         return np.stack([self._vectors[t] for t in texts]).astype(np.float32)
 
 
-# A writer asks for candidates of one statement at a few sizes (the lite writer: 16 and 24); the candidate
-# lists are read once, this deep, and cut to each size asked.
-_MEMO_DEPTH = 72
+# A writer asks for candidates of one statement at a few sizes (the lite writer: 8 and 12, which search 30
+# and 36 deep); the candidate lists are read once, this deep, and cut to each size asked.
+_MEMO_DEPTH = 36
 
 
 class SearchMemo:
@@ -149,6 +151,14 @@ class StoreCandidates:
         self._similar: dict[tuple[str, int], list[MemoryRecord]] = {}
         self._indexed = False
         self._by_text: bool | None = None  # whether repeats are looked up by text (when writes defer vectors)
+
+    def of_scenes(self, scenes: Sequence[str]) -> StoreCandidates:
+        """This source with its searches limited to memories of ``scenes`` in the store (the store reads,
+        embeddings and deferred-vector indexing stay shared)."""
+        scoped = copy.copy(self)
+        scoped.flt = replace(self.flt, scenes=tuple(scenes))
+        scoped._similar = {}
+        return scoped
 
     def _mine(self, records: list[MemoryRecord]) -> list[MemoryRecord]:
         return [r for r in records if r.scope.project == self.project]

@@ -29,7 +29,7 @@ from memscribe.scenes.symbols import changes_from_edits, file_contents, merge_ch
 from memscribe.scenes.task import digest_task
 from memscribe.scenes.tools import has_tool_activity, tool_uses
 from memscribe.scenes.working import experience_ops, session_fact_op
-from memscribe.write.ports import CandidateSource, WriteContext, Writer, writer_likely_texts
+from memscribe.write.ports import CandidateSource, SceneScopedCandidates, WriteContext, Writer, writer_likely_texts
 
 __all__ = ["RULES_VERSION", "SceneCandidates", "SceneWriter"]
 
@@ -37,17 +37,23 @@ RULES_VERSION: Final = "scenes-rules-1"
 
 
 class SceneCandidates:
-    """A CandidateSource that shows only memories of the given scenes (chat rules never judge diffs)."""
+    """A CandidateSource that shows only memories of the given scenes (chat rules never judge diffs).
+
+    Searches are filtered in the store when the inner source can (:class:`SceneScopedCandidates`), so other
+    scenes' memories take no place in the list; otherwise the list is fetched twice as deep and filtered."""
 
     def __init__(self, inner: CandidateSource, scenes: Iterable[str]) -> None:
         self.inner = inner
         self.scenes = frozenset(scenes)
+        self._search = inner.of_scenes(sorted(self.scenes)) if isinstance(inner, SceneScopedCandidates) else None
 
     def _keep(self, records: list[MemoryRecord]) -> list[MemoryRecord]:
         return [r for r in records if r.scene in self.scenes]
 
     def similar(self, text: str, limit: int = 8) -> list[MemoryRecord]:
-        """The closest current memories of these scenes (over-fetched, then filtered)."""
+        """The closest current memories of these scenes."""
+        if self._search is not None:
+            return self._keep(self._search.similar(text, limit=limit))
         return self._keep(self.inner.similar(text, limit=limit * 2))[:limit]
 
     def by_slot(self, slot: str) -> list[MemoryRecord]:

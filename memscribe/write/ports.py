@@ -16,6 +16,7 @@ from memscribe.core.records import Episode, MemoryRecord, Operation
 __all__ = [
     "CandidateSource",
     "ExactCandidates",
+    "SceneScopedCandidates",
     "WriteContext",
     "Writer",
     "writer_likely_texts",
@@ -47,6 +48,16 @@ class ExactCandidates(Protocol):
 
     def identical(self, text: str, limit: int = 5) -> list[MemoryRecord]:
         """Current memories whose text equals ``text`` up to case and spacing."""
+        ...
+
+
+@runtime_checkable
+class SceneScopedCandidates(Protocol):
+    """What a candidate source may offer beside :class:`CandidateSource`: the same source with its searches
+    limited to memories of some scenes by the store itself, rather than filtered after a deeper search."""
+
+    def of_scenes(self, scenes: Sequence[str]) -> CandidateSource:
+        """This source, searching only memories of ``scenes``."""
         ...
 
 
