@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
+import pytest
 from test_lite_support import ListCandidates, at, propose, say
 
 from memscribe import Memory
@@ -60,6 +61,18 @@ def test_a_chinese_clause_that_ends_an_older_value_is_left_out() -> None:
 
 def test_leaving_one_employer_for_another_keeps_only_the_new_one() -> None:
     assert without_old_value("I left Acme Corp for a job at Globex") == "I left for a job at Globex"
+    assert without_old_value("she quit telefónica and went to a startup, Cabify.") == (
+        "she quit and went to a startup, Cabify."
+    )
+    assert without_old_value("he quit his job at PwC and joined Unilever") == "he quit and joined Unilever"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I quit smoking and started running", "I left the party and went home", "I left Google and joined a startup."],
+)
+def test_what_was_left_stays_when_nothing_named_replaces_it(text: str) -> None:
+    assert without_old_value(text) == text
 
 
 def test_the_current_memory_holds_the_new_value_and_the_words_as_said_stay_beside_it() -> None:

@@ -445,16 +445,31 @@ _FROM_TO = lazy(
 
 
 _LEFT_FOR = lazy(
-    r"\b(?P<verb>left|quit|ditched|leaving|quitting)\s+(?P<old>[^,.;!?]{1,40}?)\s+(?=for (?:a|an|the)\b)", re.I
+    r"\b(?P<verb>left|quit|ditched|leaving|quitting)\s+(?P<old>[^,.;!?]{1,40}?)\s+(?=for (?:a|an|the)\b"
+    r"|and (?:then |now )?(?:went|joined|started|moved|took|signed|landed|got|is joining|'s joining|am joining"
+    r"|'m joining)\b)",
+    re.I,
 )
 
 
 def without_old_value(text: str) -> str:
     """ "switched from headspace to the Waking Up app" → "switched to the Waking Up app", "left X for a job at Y"
-    → "left for a job at Y": the value that stopped holding is left out of the current memory (the words as
-    said are kept beside it)."""
+    → "left for a job at Y", "quit X and joined Y" → "quit and joined Y": the value that stopped holding is
+    left out of the current memory (the words as said are kept beside it)."""
     text = _FROM_TO.sub(lambda m: f"{m.group('verb')}{m.group('up') or ''} ", text)
-    return _LEFT_FOR.sub(lambda m: f"{m.group('verb')} ", text)
+    return _LEFT_FOR.sub(_left, text)
+
+
+def _left(m: re.Match[str]) -> str:
+    """ "quit X and joined Y" leaves X out only when the clause names the new place ("joined Unilever"): "quit
+    smoking and started running" and "left the party and went home" name nothing that replaces X."""
+    rest = m.string[m.end() :]
+    if rest.startswith("and") and not _NAMED_AFTER.search(re.split(r"[.;!?]", rest, maxsplit=1)[0]):
+        return m.group(0)
+    return f"{m.group('verb')} "
+
+
+_NAMED_AFTER = lazy(r"\s(?-i:[A-Z][\w&.-]+)")
 
 
 def _group_text(unit: Unit, members: list[Statement], requests: set[int]) -> str:
