@@ -93,3 +93,14 @@ def test_a_repeated_add_says_nothing_changed(tmp_path: Path) -> None:
         again = memory.add("I grow tomatoes.", user_id="u", idempotency_key="k1")
     assert again.get("duplicate") and again["messages"][0]["outcome"] == "skipped"
     assert "already written" in again["messages"][0]["reason"]
+
+
+def test_a_tag_given_twice_is_stored_once(tmp_path: Path) -> None:
+    def rule(episode: Episode, _: CandidateSource) -> list[Operation]:
+        tagged = MemoryDraft(text="Mark quit PwC.", message_indices=(0,), tags=("ended", "work", "ended"))
+        return [Operation(OpKind.ADD, "an ended job", tagged)]
+
+    with Memory(tmp_path / "m.db", writer=RuleWriter(rule), embedder="hash") as memory:
+        memory.add("mark finally quit pwc!!", user_id="u")
+        stored = memory.get_all(user_id="u")["results"]
+    assert [r["tags"] for r in stored] == [["ended", "work"]]

@@ -195,7 +195,7 @@ def _new(
         owner=d.owner,
         layer=d.layer,
         scene=d.scene,
-        tags=d.tags,
+        tags=tuple(dict.fromkeys(d.tags)),  # a tag once, however often the writer gave it
         episode_id=d.episode_id or episode.id,
         message_indices=d.message_indices,
         confidence=d.confidence,
