@@ -92,6 +92,15 @@ def test_a_story_that_changes_nothing_is_kept_as_one_thought() -> None:
     assert len(units) == 1 and units[0].text() == story
 
 
+def test_a_story_told_with_change_words_on_no_attribute_stays_whole() -> None:
+    # "finally", "made" and "new" say nothing changed in an attribute: the pots stay with the workshop.
+    story = ("Hey Rafael, it's been super busy here. So much since we talked! Last Fri I finally took my kids "
+             "to a pottery workshop. We all made our own pots, it was fun and therapeutic! Next time I'll try "
+             "something new.")  # fmt: skip
+    units = group_units(list(segment_episode(_episode(("Imogen", story)))))
+    assert len(units) == 1 and "pottery workshop. We all made our own pots" in units[0].text()
+
+
 def test_a_message_that_changes_a_value_is_still_split_by_sentence() -> None:
     story = (
         "We spent the whole weekend at the lake house with my cousins and their two dogs. "

@@ -243,7 +243,8 @@ def group_units(statements: list[Statement]) -> list[Unit]:
     """Sentences of one message as units: a short sentence joins the one before it (or after, if first).
 
     A message is kept whole up to :data:`WHOLE_MESSAGE_WORDS` words, or up to :data:`STORY_WORDS` when none of its
-    sentences changes or ends a value or opens with someone else, and it names at most one single-valued topic: a
+    sentences changes or ends a value on an attribute's topic (home, work …: "I finally took my kids to a pottery
+    workshop" names none) or opens with someone else, and it names at most one single-valued topic: a
     turn that tells one story stays one memory, so its details stay together, while a turn that changes a value or
     speaks of two attributes (home and work) is split, so a later change replaces only what it names."""
     sentences: list[list[Statement]] = []
@@ -264,9 +265,10 @@ def group_units(statements: list[Statement]) -> list[Unit]:
     for group in sentences:
         index = group[0].message_index
         whole = group[0].whole
-        split = changes(whole) or ends(whole) or someone_else(whole) is not None
+        said = topics_of(whole) - MULTI_TOPICS
+        split = (bool(said) and (changes(whole) or ends(whole))) or someone_else(whole) is not None
         changing[index] = changing.get(index, False) or split
-        topics.setdefault(index, []).append(topics_of(whole) - MULTI_TOPICS)
+        topics.setdefault(index, []).append(said)
     for index, named in topics.items():
         changing[index] = changing[index] or _apart(named)  # two attributes: each kept apart, replaced apart
     units: list[list[Statement]] = []
