@@ -20,6 +20,9 @@ from memscribe.write.lite.requests import Correction, forget_attributes, parse_c
         ("No, not Tuesday, Wednesday", Correction("Wednesday", "Tuesday")),
         ("Correction: make that 3 kids", Correction("3 kids", None)),
         ("I meant Anna, not Anne", Correction("Anna", "Anne")),
+        ("turns out it's not peanuts, it's tree nuts", Correction("tree nuts", "peanuts")),
+        ("no, it was not Paris, it was Lyon", Correction("Lyon", "Paris")),
+        ("actually they're not cats, they're rabbits", Correction("rabbits", "cats")),
     ],
 )
 def test_corrections(text: str, expected: Correction) -> None:
@@ -28,7 +31,8 @@ def test_corrections(text: str, expected: Correction) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["I like tea, not coffee", "Actually, I'm not a fan of sushi", "No, not really", "I went to Paris"],
+    ["I like tea, not coffee", "Actually, I'm not a fan of sushi", "No, not really", "I went to Paris",
+     "it's not the money, it's the principle", "turns out I love sushi", "turns out it's not that bad"],
 )
 def test_statements_that_are_not_corrections(text: str) -> None:
     assert parse_correction(text) is None

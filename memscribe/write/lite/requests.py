@@ -20,7 +20,7 @@ __all__ = [
 ]
 
 _MARKER = (
-    r"(?:(?:sorry|oops|whoops|wait|no|nope|actually|correction|my bad|my mistake|i misspoke|to be clear|ugh"
+    r"(?:(?:sorry|oops|whoops|wait|no|nope|actually|correction|my bad|my mistake|i misspoke|to be clear|ugh|turns out"
     r"|let me correct (?:that|myself)|scratch that|typo|i misread(?: \w+){0,3}|i was wrong|i got (?:it|that)"
     r" wrong|i mixed (?:it|them|those) up|i made a mistake|oups|je me suis tromp\w*|perdón|me equivoqué"
     r"|desculpa|enganei-me|me enganei|entschuldigung|ich habe mich geirrt)[\s,:;.!-]+)+"
@@ -34,7 +34,8 @@ _CORRECTIONS = tuple(
     for p in (
         "^" + _MARKER + _LEAD + r"(?P<new>(?:[^,]|,(?=\d))+?),?\s+not\s+(?P<old>(?:[^,.!]|[,.](?=\d))+?)[.!]*"
         r"(?:[,;]\s+.*)?$",
-        "^" + _MARKER + r"not\s+(?P<old>[^,]+),\s*(?:but\s+|it'?s\s+|it is\s+)?(?P<new>.+?)[.!]*$",
+        "^" + _MARKER + r"(?:it'?s\s+|it is\s+|it was\s+|they'?re\s+|they are\s+)?not\s+(?P<old>[^,]+),\s*(?:but\s+)?"
+        r"(?:it'?s\s+|it is\s+|it was\s+|they'?re\s+|they are\s+)?(?P<new>.+?)[.!]*$",
         "^"
         + _MARKER
         + r"(?:c'est|c'était|es|era|é|era|ist|war)\s+(?:le\s+|el\s+|o\s+|der\s+)?(?P<new>[^,.!]+?)\s*[.!]*$",
@@ -77,7 +78,9 @@ _CJK_FORGET = re.compile(
 )
 # "I'm not a fan of sushi" is a negation, not "I'm" corrected from "a fan of sushi".
 _DANGLING = lazy(
-    r"\b(?:am|is|are|was|were|do|does|did|have|has|had|can|could|will|would|should|i'm|it's|that's|i)$", re.I
+    r"\b(?:am|is|are|was|were|do|does|did|have|has|had|can|could|will|would|should|i'm|it's|that's|they're"
+    r"|we're|you're|he's|she's|i)$",
+    re.I,
 )
 _IDIOMS = frozenset({"it", "about it", "it all"})  # "forget it" means "never mind"
 # Topic words that name an attribute directly ("my phone number" is the phone slot).
