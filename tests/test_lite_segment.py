@@ -82,6 +82,8 @@ def test_lower_case_i_and_curly_quotes_are_normalised() -> None:
         ("Thank you, that helps a lot", "thanks"),
         ("What's your favourite movie?", "question"),
         ("Can you recommend a book", "question"),
+        ("how do i boil an egg for a jammy yolk", "question"),
+        ("what I should do about my visa", "question"),
         ("Okay", "filler"),
         ("Got it", "filler"),
         ("Sounds good", "filler"),
@@ -106,6 +108,8 @@ def test_greetings_thanks_questions_and_filler_are_dropped(text: str, reason: st
         "I'm planning to adopt a dog",
         "We decided to get married next spring",
         "I love this band",
+        "When I'm away from the court, cooking is therapy for me.",  # a clause, not a question
+        "What I love most about Lisbon is the light",
     ],
 )
 def test_facts_preferences_plans_and_relationships_are_kept(text: str) -> None:

@@ -74,8 +74,12 @@ _FILLER_LEAD = lazy(
     r"|take care|enjoy (?:it|your)|have fun)\b",
     re.IGNORECASE,
 )
+# A wh-word followed by the speaker as subject opens a clause, not a question ("When I'm away from the court,
+# cooking is therapy for me", "What I love most is the quiet"), unless a modal follows ("what I should do").
 _QUESTION_START = lazy(
-    r"^(?:what|how|why|when|where|who|whom|which|whose|do you|did you|does|can you|could you|would you"
+    r"^(?:(?:what|how|why|when|where|who|whom|which|whose)\b(?!\s+(?:I|I'm|I've|I'd|we|we're|we've|my|our)\b"
+    r"(?!\s+(?:should|shall|could|can|would|will|do|did|must|need)\b))"
+    r"|do you|did you|does|can you|could you|would you"
     r"|will you|are you|were you|is it|is that|have you|has|should I|shall we|any (?:tips|ideas|advice"
     r"|suggestions|recommendations|thoughts))\b",
     re.IGNORECASE,
