@@ -47,3 +47,20 @@ def test_a_remark_about_the_place_of_a_stay_that_holds_is_part_of_the_stay() -> 
     assert not during_stay(ledger, "porto is dreamy, the food is a crime", "user", at(2024, 5, 14))  # long over
     assert not during_stay(ledger, "we're moving to porto for real now", "user", at(2023, 5, 14))
     assert not during_stay(ledger, "porto is dreamy", "user's sister", at(2023, 5, 14))
+
+
+def test_a_trip_told_as_over_is_a_story_not_a_stay() -> None:
+    said = "Max and I had a blast on our camping trip last summer. We hiked, swam, and made great memories."
+    ops = propose(ListCandidates(), ("user", said))
+    drafts = [op.draft for op in ops if op.draft is not None and op.draft.slot is None]
+    assert len(drafts) == 1 and "camping trip" in drafts[0].text and "hiked, swam" in drafts[0].text
+    assert "temporary" not in drafts[0].tags
+
+
+def test_a_trip_that_still_holds_or_is_coming_is_a_stay() -> None:
+    from memscribe.write.lite.cues import temporary
+
+    assert temporary("I went on a work trip to Oslo and I'm still there")
+    assert temporary("going on a trip to Japan next month")
+    assert temporary("I'm on a business trip in Berlin this week")
+    assert not temporary("the conference was great")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from memscribe.write.lite.lazy import lazy
+from memscribe.write.lite.tense import detect_tense
 
 __all__ = ["change_cues", "changes", "end_cues", "ends", "hypothetical", "temporary"]
 
@@ -97,8 +98,25 @@ def end_cues(text: str) -> list[re.Match[str]]:
 
 
 def temporary(text: str) -> bool:
-    """Whether ``text`` holds for a while only (a trip, a stay, a hospital visit)."""
-    return _TEMPORARY.search(text) is not None
+    """Whether ``text`` holds for a while only (a trip, a stay, a hospital visit). A trip told as over ("we had
+    a blast on our camping trip last summer") is an event of the past, not something that holds for a while."""
+    found = [m.group(0).lower() for m in _TEMPORARY.finditer(text)]
+    if not found:
+        return False
+    if all(cue in _EPISODES for cue in found) and _NOW_OR_NEXT.search(text) is None:
+        tense = detect_tense(text)
+        return not tense.past or tense.future
+    return True
+
+
+# Cues that name an outing rather than a stay: told in the past tense, the outing is over.
+_EPISODES = frozenset({"trip", "business trip", "work trip", "on vacation", "on holiday", "holiday in", "vacation in",
+                       "conference", "viaje", "voyage", "viagem", "旅游", "旅行"})  # fmt: skip
+_NOW_OR_NEXT = lazy(
+    r"\b(?:I'm|I am|we're|we are|am|currently|right now|at the moment|this (?:week|month|weekend)|today|tonight"
+    r"|tomorrow|next|until|till|still)\b",
+    re.IGNORECASE,
+)
 
 
 def hypothetical(text: str) -> bool:
