@@ -67,3 +67,13 @@ def test_a_plan_carried_out_answers_when_it_was_planned_but_not_what_is_planned_
     ranked = [(done, 0.5), (open_plan, 0.45)]
     assert _first("What am I planning to do next?", ranked) == open_plan.version_id
     assert _first("When was I planning to rebuild the shed?", ranked) == done.version_id
+
+
+def test_a_question_about_what_someone_looks_forward_to_wants_their_plans() -> None:
+    plan = replace(record("I'm excited to watch the new show called The Wheel of Time.", valid_from=at(2023, 2, 1)),
+                   tags=("plan",))  # fmt: skip
+    fact = record("I watched a new fantasy show with my sister last night.", valid_from=at(2023, 1, 1))
+    ranked = [(plan, 0.5), (fact, 0.45)]  # the plan matches better; a plan ranks low unless asked for
+    for asked in ("What new show is Tim excited about?", "What is Tim looking forward to?", "What are Tim's goals?"):
+        assert _first(asked, ranked) == plan.version_id
+    assert _first("What show did Tim watch?", ranked) == fact.version_id

@@ -33,7 +33,8 @@ _SHAPE = {"hypothetical": 0.55, "temporary": 0.55, "ended": 0.7, "agent": 0.6, "
 # Queries about a stay, a trip or a plan want the memories the shape penalty would push down.
 _ASKS_TEMPORARY = re.compile(
     r"\b(?:trip|travel\w*|visit\w*|staying|stay|this (?:quarter|month|week|summer)|right now|vacation|holiday"
-    r"|business|plan\w*|going to|will|next)\b|出差|旅|计划|打算|Geschäftsreise|gerade|viaje|voyage",
+    r"|business|plan\w*|going to|will|next|excited|looking forward|can'?t wait|hop(?:e|es|ing) to|wants? to"
+    r"|would like to|dreams?|goals?|aspir\w*|intend\w*)\b|出差|旅|计划|打算|想|Geschäftsreise|gerade|viaje|voyage",
     re.IGNORECASE,
 )
 _ASKS_ENDED = re.compile(
