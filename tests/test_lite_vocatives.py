@@ -101,6 +101,17 @@ def test_a_story_told_with_change_words_on_no_attribute_stays_whole() -> None:
     assert len(units) == 1 and "pottery workshop. We all made our own pots" in units[0].text()
 
 
+def test_the_people_of_the_speakers_story_keep_it_whole_and_someone_else_splits_it() -> None:
+    story = ("Last Friday I went to an LGBTQ+ counseling workshop and it was really enlightening for me. "
+             "They talked about different therapeutic methods and how to best work with trans people. "
+             "I took pages of notes on all of it.")  # fmt: skip
+    assert len(group_units(list(segment_episode(_episode(("Imogen", story)))))) == 1
+    other = ("She's all settled, she sent me pics of her place in Capitol Hill and it's adorable. "
+             "Meanwhile I'm still sweating away here in my tiny un-air-conditioned flat in Providence, "
+             "send help.")  # fmt: skip
+    assert len(group_units(list(segment_episode(_episode(("Imogen", other)))))) == 2
+
+
 def test_a_message_that_changes_a_value_is_still_split_by_sentence() -> None:
     story = (
         "We spent the whole weekend at the lake house with my cousins and their two dogs. "
