@@ -74,6 +74,11 @@ def test_a_question_about_what_someone_looks_forward_to_wants_their_plans() -> N
                    tags=("plan",))  # fmt: skip
     fact = record("I watched a new fantasy show with my sister last night.", valid_from=at(2023, 1, 1))
     ranked = [(plan, 0.5), (fact, 0.45)]  # the plan matches better; a plan ranks low unless asked for
-    for asked in ("What new show is Tim excited about?", "What is Tim looking forward to?", "What are Tim's goals?"):
+    for asked in (
+        "What new show is Tim excited about?",
+        "What is Tim looking forward to?",
+        "What are Tim's goals?",
+        "What kind of show is Tim interested in watching?",
+    ):
         assert _first(asked, ranked) == plan.version_id
     assert _first("What show did Tim watch?", ranked) == fact.version_id

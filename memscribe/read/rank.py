@@ -34,7 +34,8 @@ _SHAPE = {"hypothetical": 0.55, "temporary": 0.55, "ended": 0.7, "agent": 0.6, "
 _ASKS_TEMPORARY = re.compile(
     r"\b(?:trip|travel\w*|visit\w*|staying|stay|this (?:quarter|month|week|summer)|right now|vacation|holiday"
     r"|business|plan\w*|going to|will|next|excited|looking forward|can'?t wait|hop(?:e|es|ing) to|wants? to"
-    r"|would like to|dreams?|goals?|aspir\w*|intend\w*)\b|出差|旅|计划|打算|想|Geschäftsreise|gerade|viaje|voyage",
+    r"|would like to|interested in|dreams?|goals?|aspir\w*|intend\w*)\b"
+    r"|出差|旅|计划|打算|想|Geschäftsreise|gerade|viaje|voyage",
     re.IGNORECASE,
 )
 _ASKS_ENDED = re.compile(
