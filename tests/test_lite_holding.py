@@ -64,3 +64,12 @@ def test_a_trip_that_still_holds_or_is_coming_is_a_stay() -> None:
     assert temporary("going on a trip to Japan next month")
     assert temporary("I'm on a business trip in Berlin this week")
     assert not temporary("the conference was great")
+
+
+def test_what_is_left_to_do_is_not_someone_leaving() -> None:
+    from memscribe.write.lite.cues import ends
+
+    for remaining in ("passed AUD and REG over the summer. only BEC left", "two weeks left to go", "no money left"):
+        assert not ends(remaining)
+    for leaving in ("I left Google", "she left.", "he left for Paris", "two of them left in March"):
+        assert ends(leaving)
