@@ -70,6 +70,18 @@ def test_yesterday_in_a_session_of_3_june_2023_is_2_june_2023() -> None:
     assert timing.text == "I went to a LGBTQ support group on 2 June 2023"
 
 
+@pytest.mark.parametrize(
+    ("text", "resolved"),
+    [
+        ("starting at the end of august", "starting at the end of August 2023"),
+        ("starting at the end of next month", "starting at the end of July 2023"),
+        ("at the start of next month", "at the start of July 2023"),
+    ],
+)
+def test_a_period_after_of_reads_without_a_second_preposition(text: str, resolved: str) -> None:
+    assert resolve(text).text == resolved
+
+
 def test_a_sentence_without_times_is_unchanged() -> None:
     timing = resolve("I live in Seattle")
     assert timing.text == "I live in Seattle" and timing.day is None and timing.until is None

@@ -324,6 +324,10 @@ def _temporary_until(text: str, start: date, tense: Tense) -> date | None:
     return None  # "for 6 years" is how long something has lasted far more often than how long it will
 
 
+_OF_BEFORE = re.compile(r"\bof\s+$", re.IGNORECASE)
+_LEAD_PREPOSITION = re.compile(r"^(?:in|on)\s+")
+
+
 def resolve_times(text: str, anchor: datetime, tense: Tense) -> Timing:
     """Replace relative expressions in ``text`` with absolute ones resolved against ``anchor``."""
     if _CJK.search(text):
@@ -335,8 +339,11 @@ def resolve_times(text: str, anchor: datetime, tense: Tense) -> Timing:
     refs = _find_refs(text, anchor.date(), tense)
     out = text
     for ref in reversed(refs):
-        if out[ref.start : ref.end] != ref.phrase:
-            out = out[: ref.start] + ref.phrase + out[ref.end :]
+        phrase = ref.phrase
+        if _OF_BEFORE.search(out[: ref.start]):  # "the end of next month": "the end of August 2024", not "of in"
+            phrase = _LEAD_PREPOSITION.sub("", phrase)
+        if out[ref.start : ref.end] != phrase:
+            out = out[: ref.start] + phrase + out[ref.end :]
     day = refs[0].day if refs else None
     start = day if day is not None and day > anchor.date() else anchor.date()
     until = _temporary_until(text, start, tense)
