@@ -104,3 +104,24 @@ def test_a_tag_given_twice_is_stored_once(tmp_path: Path) -> None:
         memory.add("mark finally quit pwc!!", user_id="u")
         stored = memory.get_all(user_id="u")["results"]
     assert [r["tags"] for r in stored] == [["ended", "work"]]
+
+
+def test_a_new_version_of_an_earlier_episodes_memory_claims_none_of_this_episodes_messages(tmp_path: Path) -> None:
+    first: dict[str, str] = {}
+
+    def rule(episode: Episode, candidates: CandidateSource) -> list[Operation]:
+        if not first:
+            return [Operation(OpKind.ADD, "a new fact", draft("I climb at the Foundry and work at Acme.", 0))]
+        # What still holds of the earlier memory, as its next version: it cites the earlier episode's message.
+        kept = MemoryDraft(text="I climb at the Foundry.", message_indices=(0,), episode_id=first["episode"])
+        return [Operation(OpKind.UPDATE, "the rest still holds", kept, first["id"])]
+
+    with Memory(tmp_path / "m.db", writer=RuleWriter(rule), embedder="hash") as memory:
+        added = memory.add("I climb at the Foundry and work at Acme.", user_id="u")
+        first.update(episode=added["episode_id"], id=added["results"][0]["id"])
+        result = memory.add(
+            [{"role": "user", "content": "Hello there!"}, {"role": "user", "content": "I left Acme last week."}],
+            user_id="u",
+        )
+    assert [(r["event"], r["messages"]) for r in result["results"]] == [("UPDATE", [])]
+    assert [m["outcome"] for m in result["messages"]] == ["skipped", "skipped"]

@@ -124,7 +124,7 @@ def _apply(
     if op.kind == OpKind.NOOP:
         assert target is not None
         _journal(plan, episode, op, writer, now, memory=target)
-        plan.results.append(_result(target, "NOOP", op))
+        plan.results.append(_result(target, "NOOP", op, episode))
         return
     if op.kind == OpKind.ADD:
         assert op.draft is not None
@@ -138,7 +138,7 @@ def _apply(
             )
         _insert(plan, record)
         _journal(plan, episode, op, writer, now, memory=record)
-        plan.results.append(_result(record, "ADD", op))
+        plan.results.append(_result(record, "ADD", op, episode))
         return
     assert target is not None
     _retire(plan, target, now)
@@ -149,14 +149,14 @@ def _apply(
         record = replace(record, supersedes=target.supersedes)
         _insert(plan, record, reuse=target if record.text == target.text else None)
         current[target.id] = record
-        plan.results.append({**_result(record, "UPDATE", op), "previous_memory": target.text})
+        plan.results.append({**_result(record, "UPDATE", op, episode), "previous_memory": target.text})
         _journal(plan, episode, op, writer, now, memory=record)
         return
     if op.kind == OpKind.DELETE:
         gone = _successor(target, now, status=Status.DELETED)
         _insert(plan, gone, reuse=target)
         current.pop(target.id, None)
-        plan.results.append(_result(gone, "DELETE", op))
+        plan.results.append(_result(gone, "DELETE", op, episode))
         _journal(plan, episode, op, writer, now, memory=gone)
         return
     assert op.draft is not None  # SUPERSEDE
@@ -168,7 +168,7 @@ def _apply(
     current.pop(target.id, None)
     current[record.id] = record
     plan.results.append(
-        {**_result(record, "SUPERSEDE", op), "previous_memory": target.text, "supersedes": target.id}
+        {**_result(record, "SUPERSEDE", op, episode), "previous_memory": target.text, "supersedes": target.id}
     )
     _journal(plan, episode, op, writer, now, memory=record)
 
@@ -279,8 +279,12 @@ def _journal(
     )
 
 
-def _result(record: MemoryRecord, event: str, op: Operation) -> dict[str, Any]:
-    indices = list(op.draft.message_indices) if op.draft is not None else []
+def _result(record: MemoryRecord, event: str, op: Operation, episode: Episode) -> dict[str, Any]:
+    """An add result row. ``messages`` names this episode's messages only: a new version of a memory said in
+    another episode (a clause left after a replacement) cites that episode's messages, not these."""
+    draft = op.draft
+    own = draft is not None and draft.episode_id in (None, episode.id)
+    indices = list(draft.message_indices) if own and draft is not None else []
     return {"id": record.id, "memory": record.text, "event": event, "reason": op.reason, "messages": indices}
 
 
@@ -322,7 +326,8 @@ def explain_messages(
         for index in result["messages"] or [-1]:
             (found.setdefault(index, []) if index >= 0 else loose).append(entry)
     for op, reason in plan.rejected:
-        for index in (list(op.draft.message_indices) if op.draft else []) or [-1]:
+        own = op.draft is not None and op.draft.episode_id in (None, episode.id)
+        for index in (list(op.draft.message_indices) if op.draft and own else []) or [-1]:
             (found.setdefault(index, []) if index >= 0 else loose).append(("rejected", reason, None))
     open_users = [i for i, m in enumerate(episode.messages) if i not in found and m.role == "user"]
     if loose and (len(open_users) == 1 or len(episode.messages) == 1):
