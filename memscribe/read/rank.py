@@ -30,7 +30,7 @@ _DATED = 1.5  # "When did ...?" prefers a memory that holds a date
 _TYPED = 1.4  # "How much ...?" a number, "Which company ...?" a name
 _SHAPE = {"hypothetical": 0.55, "temporary": 0.55, "ended": 0.7, "agent": 0.6, "fragment": 0.75, "other": 0.5,
           "shared": 0.85, "unnamed": 0.75}  # fmt: skip
-# Queries about a stay, a trip or a plan want the memories the shape penalty would push down.
+# Queries about a stay, a trip, a plan, a wish or a goal want the memories the shape penalty would push down.
 _ASKS_TEMPORARY = re.compile(
     r"\b(?:trip|travel\w*|visit\w*|staying|stay|this (?:quarter|month|week|summer)|right now|vacation|holiday"
     r"|business|plan\w*|going to|will|next|excited|looking forward|can'?t wait|hop(?:e|es|ing) to|wants? to"

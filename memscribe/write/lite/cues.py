@@ -104,6 +104,7 @@ _CLAUSE_ENDS = lazy(r"\s*(?:$|[,.;:!?)]|\s[—–-]\s|to\b|for\s+(?:me|us|you|th
 
 
 def _remaining(m: re.Match[str]) -> bool:
+    """Whether the end cue ``m`` is "left" meaning what remains: after a quantity, at the end of its clause."""
     if m.group(0).lower() != "left":
         return False
     before, after = m.string[: m.start()], m.string[m.end() :]
