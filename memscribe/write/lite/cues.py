@@ -100,7 +100,7 @@ def end_cues(text: str) -> list[re.Match[str]]:
 # "only BEC left", "two weeks left", "nothing left to pack": what remains, not who left.
 _STILL_THERE = lazy(r"(?:\b(?:only|just|still|nothing|none|no|not much|little|few|some|any|\d+|one|two|three|four"
                     r"|five|six|seven|eight|nine|ten|a couple)\b[^,.;!?]{0,30})\s$", re.IGNORECASE)  # fmt: skip
-_CLAUSE_ENDS = lazy(r"\s*(?:$|[,.;:!?)]|\s[—–-]\s|to\b|for\s+(?:me|us|you|the)\b|over\b|in\s+the\b)", re.IGNORECASE)
+_CLAUSE_ENDS = lazy(r"(?:$|[,.;:!?)]|[—–-]\s|to\b|for\s+(?:me|us|you|the)\b|over\b|in\s+the\b)", re.IGNORECASE)
 
 
 def _remaining(m: re.Match[str]) -> bool:
@@ -108,7 +108,7 @@ def _remaining(m: re.Match[str]) -> bool:
     if m.group(0).lower() != "left":
         return False
     before, after = m.string[: m.start()], m.string[m.end() :]
-    return _STILL_THERE.search(before[-45:]) is not None and _CLAUSE_ENDS.match(after) is not None
+    return _STILL_THERE.search(before[-45:]) is not None and _CLAUSE_ENDS.match(after.lstrip()) is not None
 
 
 def temporary(text: str) -> bool:

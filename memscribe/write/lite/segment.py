@@ -239,7 +239,7 @@ def _apart(named: list[frozenset[str]]) -> bool:
     return any(a - b and b - a for i, a in enumerate(said) for b in said[i + 1 :])
 
 
-_THEY = re.compile(r"\s*they\b", re.IGNORECASE)
+_THEY = re.compile(r"they\b", re.IGNORECASE)
 
 
 def group_units(statements: list[Statement]) -> list[Unit]:
@@ -271,8 +271,8 @@ def group_units(statements: list[Statement]) -> list[Unit]:
         said = topics_of(whole) - MULTI_TOPICS
         # Someone else ("mum was just diagnosed …", "she's all settled in …") splits the message; "they talked
         # about …" in the speaker's own story (the people of a workshop, a shop, a team) does not.
-        other = someone_else(whole)
-        split = (bool(said) and (changes(whole) or ends(whole))) or (other is not None and not _THEY.match(whole))
+        other = someone_else(whole) is not None and not _THEY.match(whole.lstrip())
+        split = (bool(said) and (changes(whole) or ends(whole))) or other
         changing[index] = changing.get(index, False) or split
         topics.setdefault(index, []).append(said)
     for index, named in topics.items():
