@@ -93,13 +93,14 @@ def test_the_answer_type_preference_is_unchanged_by_the_cache() -> None:
         assert _order("How much is the rent?", [high, rent]) == [rent.version_id, high.version_id]
 
 
-def test_a_purge_leaves_no_text_in_the_topic_caches(tmp_path: Path) -> None:
+def test_a_purge_leaves_no_text_in_the_topic_or_writer_caches(tmp_path: Path) -> None:
     from memscribe.read.topics import topics_of
+    from memscribe.write.lite.matching import content_tokens
 
     secret = "I adopted a greyhound called Biscuit from the Leeds shelter."
     with Memory(tmp_path / "m.db", writer="lite", embedder=HashEmbedder(64)) as m:
         m.add(secret, user_id="u")
         assert m.search("Do I have a pet?", user_id="u")["results"]
-        assert topics_of.cache_info().currsize > 0
+        assert topics_of.cache_info().currsize > 0 and content_tokens.cache_info().currsize > 0
         m.purge("u")
-    assert topics_of.cache_info().currsize == 0
+    assert topics_of.cache_info().currsize == 0 and content_tokens.cache_info().currsize == 0

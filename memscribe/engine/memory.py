@@ -14,6 +14,7 @@ from memscribe.core.clock import Clock
 from memscribe.engine import reading, transfer, writing
 from memscribe.engine.background import BackgroundWriter
 from memscribe.engine.build import build_core, chat_factory
+from memscribe.engine.caches import forget_cached
 from memscribe.engine.candidates import EmbeddingCache
 from memscribe.engine.consolidation import Consolidator
 from memscribe.engine.core import Core
@@ -21,7 +22,6 @@ from memscribe.engine.indexing import CLOSE_INDEX_LIMIT, BackgroundIndexer, defe
 from memscribe.engine.pending import WRITE_LEASE_SECONDS, PendingRunner, pending_rows, submitted_writer
 from memscribe.errors import InvalidInput, NotFound, ScopeError, StoreError
 from memscribe.providers.ports import Embedder
-from memscribe.read.traits import forget_traits
 from memscribe.stores.ports import EpisodeState, Store, VectorIndex
 from memscribe.types import (
     AddResult,
@@ -289,7 +289,7 @@ class Memory:
         """Erase every byte of one user's content from every file the engine owns, and verify it."""
         self._settle()  # nothing acknowledged before the purge may be written after it
         report = self._core.store.purge(self._core.partition(user_id))
-        forget_traits()
+        forget_cached()
         return {
             "user_id": report.partition[1], "memories": report.memories, "episodes": report.episodes,
             "journal": report.journal, "files_checked": list(report.files_checked),

@@ -20,10 +20,10 @@ from memscribe.core.records import (
     ToolCall,
 )
 from memscribe.core.redact import redact, redact_id
+from memscribe.engine.caches import forget_cached
 from memscribe.engine.candidates import EmbeddingCache, StoreCandidates
 from memscribe.engine.core import Core
 from memscribe.errors import InvalidInput, MemscribeError, NotFound, WriteConflict, WriterError
-from memscribe.read.traits import forget_traits
 from memscribe.stores.ports import Changeset
 from memscribe.write.plan import explain_messages, plan_changes
 from memscribe.write.ports import WriteContext, Writer, writer_likely_texts, writer_rejections, writer_skips
@@ -313,7 +313,7 @@ def forget_ids(core: Core, partition: tuple[str, str], memory_ids: list[str], re
             Changeset(partition=partition, episode_id=None, erase=tuple(r["id"] for r in results),
                       journal=tuple(journal))
         )  # fmt: skip
-        forget_traits()
+        forget_cached()
     return {"results": results}
 
 

@@ -11,7 +11,7 @@ from functools import lru_cache
 from memscribe.core.text import STOPWORDS, normalize
 from memscribe.write.lite.lazy import lazy
 
-__all__ = ["content_tokens", "covers", "near_duplicate", "stem", "topic_matches"]
+__all__ = ["content_tokens", "covers", "forget_texts", "near_duplicate", "stem", "topic_matches"]
 
 _WORD = lazy(r"[a-z0-9][a-z0-9'-]*")
 _GENERIC = frozenset({"user", "said", "says", "told", "number", "thing", "things", "stuff", "really", "also"})
@@ -84,3 +84,10 @@ def topic_matches(topic: str, text: str, ignore: frozenset[str] = frozenset()) -
     shared = wanted & have
     telling = {w for w in shared if stem(w) not in _VERBS}  # "like" alone does not name "I like jazz"
     return len(shared) == len(wanted) or (bool(telling) and len(shared) / len(wanted) >= 0.5)
+
+
+def forget_texts() -> None:
+    """Empty the caches of words and texts read (on every erasure)."""
+    stem.cache_clear()
+    content_tokens.cache_clear()
+    _normal.cache_clear()

@@ -26,7 +26,7 @@ from memscribe.write.lite.language import someone_else
 from memscribe.write.lite.lazy import lazy
 from memscribe.write.lite.lexicon import words
 
-__all__ = ["Speaker", "Statement", "Unit", "group_units", "segment_episode", "split_sentences"]
+__all__ = ["Speaker", "Statement", "Unit", "forget_names", "group_units", "segment_episode", "split_sentences"]
 
 _ABBREVIATIONS = words(
     """dr mr mrs ms st jr sr prof vs etc e.g i.e inc ltd co jan feb mar apr jun jul aug sep sept oct nov
@@ -174,6 +174,11 @@ def _vocative(names: tuple[str, ...]) -> re.Pattern[str] | None:
         rf"^(?P<open>(?i:{_OPENER})[,!.]?\s+)?{name}\b(?P<sep>\s*[,!:]+|\s*[.](?=\s|$))\s*"
         rf"|(?<=\w)\s*,\s+(?:my (?:dear |friend )?)?{name}(?=\s*[!.?~]*\s*$)"
     )
+
+
+def forget_names() -> None:
+    """Empty the cache of participants' names read (on every erasure)."""
+    _vocative.cache_clear()
 
 
 def without_vocative(sentence: str, names: tuple[str, ...]) -> str:
