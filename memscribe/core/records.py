@@ -122,6 +122,11 @@ class MemoryDraft:
     # older statement keeps the episode it was said in, so its provenance still points at the words.
     episode_id: str | None = None
 
+    def messages_of(self, episode_id: str | None = None) -> tuple[int, ...]:
+        """The messages of episode ``episode_id`` (the one being written) this draft cites: none when it
+        cites an earlier episode's."""
+        return self.message_indices if self.episode_id in (None, episode_id) else ()
+
 
 @dataclass(frozen=True)
 class MemoryRecord:

@@ -153,8 +153,8 @@ class StoreCandidates:
         self._by_text: bool | None = None  # whether repeats are looked up by text (when writes defer vectors)
 
     def of_scenes(self, scenes: Sequence[str]) -> StoreCandidates:
-        """This source with its searches limited to memories of ``scenes`` in the store (the store reads,
-        embeddings and deferred-vector indexing stay shared)."""
+        """This source with its searches limited to memories of ``scenes`` in the store; the store reads (the
+        memo, whose keys hold the filter) and the episode's embeddings stay shared."""
         scoped = copy.copy(self)
         scoped.flt = replace(self.flt, scenes=tuple(scenes))
         scoped._similar = {}

@@ -282,9 +282,7 @@ def _journal(
 def _result(record: MemoryRecord, event: str, op: Operation, episode: Episode) -> dict[str, Any]:
     """An add result row. ``messages`` names this episode's messages only: a new version of a memory said in
     another episode (a clause left after a replacement) cites that episode's messages, not these."""
-    draft = op.draft
-    own = draft is not None and draft.episode_id in (None, episode.id)
-    indices = list(draft.message_indices) if own and draft is not None else []
+    indices = list(op.draft.messages_of(episode.id)) if op.draft is not None else []
     return {"id": record.id, "memory": record.text, "event": event, "reason": op.reason, "messages": indices}
 
 
@@ -326,8 +324,7 @@ def explain_messages(
         for index in result["messages"] or [-1]:
             (found.setdefault(index, []) if index >= 0 else loose).append(entry)
     for op, reason in plan.rejected:
-        own = op.draft is not None and op.draft.episode_id in (None, episode.id)
-        for index in (list(op.draft.message_indices) if op.draft and own else []) or [-1]:
+        for index in (list(op.draft.messages_of(episode.id)) if op.draft else []) or [-1]:
             (found.setdefault(index, []) if index >= 0 else loose).append(("rejected", reason, None))
     open_users = [i for i, m in enumerate(episode.messages) if i not in found and m.role == "user"]
     if loose and (len(open_users) == 1 or len(episode.messages) == 1):

@@ -141,9 +141,7 @@ class LiteWriter:
         share = (time.perf_counter() - began) * 1000 / max(len(ops), 1)
         usage = Usage(model=None, prompt_version=f"{self.name}-rules-{self.version}", latency_ms=share)
         out = LiteOps(replace(op, usage=usage) for op in ops)
-        # A new version of a memory said in an earlier episode cites that episode's messages, not these.
-        cited = {i for op in out if op.draft is not None and op.draft.episode_id is None
-                 for i in op.draft.message_indices}  # fmt: skip
+        cited = {i for op in out if op.draft is not None for i in op.draft.messages_of(episode.id)}
         out.skipped = [(i, skip_wording(why)) for i, why in sorted(run.why.items()) if i not in cited]
         return out
 
