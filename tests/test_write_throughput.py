@@ -103,3 +103,54 @@ def test_the_lite_writer_embeds_no_assistant_turn_it_does_not_keep(tmp_path: Pat
     embedded = [t for call in embedder.calls for t in call]
     assert stored and all(s in embedded for s in stored)
     assert not any("Congratulations" in t for t in embedded)
+
+
+def test_warm_up_pays_the_one_time_costs_before_the_first_add(tmp_path: Path) -> None:
+    from memscribe.write.lite import lazy
+
+    embedder = CountingEmbedder()
+    with Memory(tmp_path / "s.db", writer="lite", embedder=embedder) as m:
+        m.warm_up()
+        assert len(embedder.calls) == 1  # the model is loaded and run once
+        compiled = {id(p) for p in lazy._DECLARED if p._compiled is not None}
+        assert len(compiled) == len(lazy._DECLARED)  # every rule of the writer is compiled
+        m.add("Quick update: I moved to Lisbon in March. My sister Ana visits next week!", user_id="u")
+        assert {id(p) for p in lazy._DECLARED if p._compiled is not None} == compiled  # the add compiled none
+
+
+def test_warm_up_of_a_writer_with_nothing_to_prepare(tmp_path: Path) -> None:
+    embedder = CountingEmbedder()
+    with Memory(tmp_path / "s.db", writer="raw", embedder=embedder) as m:
+        m.warm_up()
+        assert m.add("The staging database lives on host db-7.", user_id="u")["results"][0]["event"] == "ADD"
+    assert len(embedder.calls) == 2  # the warm-up's call, then the add's
+
+
+class _CountingSource:
+    """A candidate source that finds nothing and records each similarity search asked of it."""
+
+    def __init__(self) -> None:
+        self.asked: list[tuple[str, int]] = []
+
+    def similar(self, text: str, limit: int = 8) -> list[Any]:
+        self.asked.append((text, limit))
+        return []
+
+    def by_slot(self, slot: str) -> list[Any]:
+        return []
+
+    def by_subject(self, subject: str, limit: int = 50) -> list[Any]:
+        return []
+
+
+def test_the_lite_rules_search_a_statement_once_whatever_depth_they_ask() -> None:
+    from memscribe.core.records import Owner
+    from memscribe.write.lite.ledger import Ledger
+
+    source = _CountingSource()
+    ledger = Ledger(source)
+    for limit in (8, 12, 8):
+        assert ledger.stored_similar("I moved to Lisbon", Owner.USER, limit=limit) == []
+    assert len({limit for _, limit in source.asked}) == 1  # one depth, so the source searches once
+    assert ledger.stored_similar("I moved to Lisbon", Owner.USER, limit=16) == []
+    assert source.asked[-1] == ("I moved to Lisbon", 16)  # deeper than usual is still honoured

@@ -241,6 +241,10 @@ class AsyncMemory:
         """As :meth:`Memory.retry_pending`."""
         return await self._run(self._sync.retry_pending, user_id=user_id, writer=writer)
 
+    async def warm_up(self) -> None:
+        """As :meth:`Memory.warm_up`."""
+        await self._run(self._sync.warm_up)
+
     async def flush(self, timeout: float | None = None) -> None:
         """As :meth:`Memory.flush`."""
         await asyncio.to_thread(self._sync.flush, timeout)

@@ -40,7 +40,7 @@ from memscribe.types import (
     StatsResult,
     WhyResult,
 )
-from memscribe.write.ports import Writer
+from memscribe.write.ports import Writer, writer_warm_up
 
 __all__ = ["Memory", "build_core", "chat_factory"]
 
@@ -98,6 +98,13 @@ class Memory:
         self._background = BackgroundWriter(self._core, self._process_with, self._pending)
         self._indexer = BackgroundIndexer(self._core)
         self._core.on_deferred = self._indexer.kick  # cores derived from this one (raw, replay) share it
+
+    def warm_up(self) -> None:
+        """Do now the one-time work the first add and search would pay: load the embedding model and let the
+        writer compile its rules (``lite``: about 130 ms on the first episodes otherwise). A server calls it
+        before taking requests; nothing needs it for correctness."""
+        self._core.embedder.embed(["warm up"])
+        writer_warm_up(self._core.writer)
 
     # -- write -----------------------------------------------------------------------------------
 

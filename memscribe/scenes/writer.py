@@ -29,7 +29,14 @@ from memscribe.scenes.symbols import changes_from_edits, file_contents, merge_ch
 from memscribe.scenes.task import digest_task
 from memscribe.scenes.tools import has_tool_activity, tool_uses
 from memscribe.scenes.working import experience_ops, session_fact_op
-from memscribe.write.ports import CandidateSource, SceneScopedCandidates, WriteContext, Writer, writer_likely_texts
+from memscribe.write.ports import (
+    CandidateSource,
+    SceneScopedCandidates,
+    WriteContext,
+    Writer,
+    writer_likely_texts,
+    writer_warm_up,
+)
 
 __all__ = ["RULES_VERSION", "SceneCandidates", "SceneWriter"]
 
@@ -94,6 +101,9 @@ class SceneWriter:
         else:
             ops = self._task(episode, candidates, decision.scene)
         return _Proposed(_annotate(ops, decision), getattr(ops, "rejections", []), getattr(ops, "skipped", []))
+
+    def warm_up(self) -> None:
+        writer_warm_up(self.inner)
 
     def likely_texts(self, episode: Episode) -> list[str]:
         """The messages worth embedding in one batch before the writer runs: a chat episode's, as the inner

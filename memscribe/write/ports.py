@@ -22,6 +22,7 @@ __all__ = [
     "writer_likely_texts",
     "writer_rejections",
     "writer_skips",
+    "writer_warm_up",
 ]
 
 
@@ -104,6 +105,14 @@ def writer_skips(ops: Sequence[Operation]) -> list[tuple[int, str]]:
         if isinstance(index, int) and isinstance(why, str):
             out.append((index, why))
     return out
+
+
+def writer_warm_up(writer: object) -> None:
+    """Let the writer do its one-time work now (compile its rules, load its tables), not on the first episode.
+    A writer that has none has no ``warm_up``."""
+    own = getattr(writer, "warm_up", None)
+    if callable(own):
+        own()
 
 
 def writer_likely_texts(writer: object, episode: Episode) -> list[str]:

@@ -17,6 +17,9 @@ from memscribe.write.ports import CandidateSource
 __all__ = ["Ledger", "Pending"]
 
 _CONSUMING = frozenset({OpKind.UPDATE, OpKind.SUPERSEDE, OpKind.DELETE})
+# The rules ask for a statement's similar memories 8 and 12 deep; both are cut from one search this deep, so
+# a statement is searched (fused, reranked) once per episode rather than once per depth.
+_SIMILAR_DEPTH = 12
 
 
 @dataclass
@@ -98,7 +101,8 @@ class Ledger:
         return sorted(records, key=lambda r: r.valid_from, reverse=True)
 
     def stored_similar(self, text: str, owner: Owner | None, limit: int = 8) -> list[MemoryRecord]:
-        return self._current(self._candidates.similar(text, limit), owner)
+        found = self._candidates.similar(text, max(limit, _SIMILAR_DEPTH))
+        return self._current(found[:limit], owner)
 
     def stored_subject(self, subject: str) -> list[MemoryRecord]:
         """Current stored memories about ``subject``, newest first."""
