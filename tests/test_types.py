@@ -26,6 +26,7 @@ LOCAL_ONLY = {
     "profile",
     "reindex",
     "close",
+    "warm_up",  # in-process work (the model, the rules): a client of a server has nothing to load
 }
 CLIENT_ALSO = {"health", "aclose"}
 
