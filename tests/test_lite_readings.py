@@ -26,3 +26,10 @@ def test_an_unnamed_he_in_the_speakers_story_is_the_speakers_memory() -> None:
     assert drafts and drafts[0].subject == "user"
     alone = propose(ListCandidates(), ("user", "she's all settled in the new flat."))
     assert any(op.draft is not None and op.draft.subject != "user" for op in alone)
+
+
+def test_where_the_speaker_is_now_named_is_said_of_home() -> None:
+    assert "home" in topics_of("we finally got out — we're in Cambridge now, the Massachusetts one")
+    assert "home" in topics_of("now based in Lisbon, the light here is unreal")
+    assert "home" not in topics_of("I'm in Paris for the conference")  # no "now": a visit as much as a home
+    assert "language" not in topics_of("explain what a VPN does in plain english")

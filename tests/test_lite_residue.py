@@ -67,6 +67,17 @@ def test_leaving_one_employer_for_another_keeps_only_the_new_one() -> None:
     assert without_old_value("he quit his job at PwC and joined Unilever") == "he quit and joined Unilever"
 
 
+def test_a_place_left_gives_way_to_the_one_named_next() -> None:
+    assert without_old_value("we finally got out of South San Francisco — we're in Cambridge now") == (
+        "we finally got out — we're in Cambridge now"
+    )
+    assert without_old_value("left Boston, now in Denver and loving it") == "left, now in Denver and loving it"
+    assert without_old_value("I left Google, now at Meta") == "I left, now at Meta"
+    # Nothing named where the speaker is now: the place stays.
+    assert without_old_value("I left Paris, now I miss it") == "I left Paris, now I miss it"
+    assert without_old_value("I left the party, now in bed") == "I left the party, now in bed"
+
+
 @pytest.mark.parametrize(
     "text",
     ["I quit smoking and started running", "I left the party and went home", "I left Google and joined a startup."],

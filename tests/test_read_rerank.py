@@ -82,3 +82,38 @@ def test_a_question_about_what_someone_looks_forward_to_wants_their_plans() -> N
     ):
         assert _first(asked, ranked) == plan.version_id
     assert _first("What show did Tim watch?", ranked) == fact.version_id
+
+
+def test_an_ask_of_the_assistant_ranks_below_what_the_speaker_said() -> None:
+    ask = record("ok settle this: is a hot dog a sandwich", valid_from=at(2023, 9, 1))
+    said = record("3 weeks in at Meta. bootcamp is intense but my team is great.", valid_from=at(2023, 8, 1))
+    # The ask matches the question a little better by vector, as a near-random score does in a small store.
+    assert _first("Where does Wei work?", [(ask, 0.15), (said, 0.09)]) == said.version_id
+    help_ask = record("help me write the guest email so nobody spoils it", valid_from=at(2023, 9, 1))
+    assert _first("What did I ask for help with?", [(help_ask, 0.12), (said, 0.09)]) == help_ask.version_id
+
+
+def test_an_ask_is_every_sentence_asking_and_none_saying() -> None:
+    from memscribe.read.traits import traits_of
+
+    asks = ["need a fantasy football team name, something with a bad pun", "How was your trip?",
+            "do I salt pasta water before or after it boils",
+            "Explain what a VPN does. Can you keep it short?"]  # fmt: skip
+    says = ["my brother Elias is visiting next weekend, what should we do on south congress?",
+            "I went to Paris! Have you been?",
+            "need a cover letter opener. Context: I'm a nurse at St Mary's",
+            "I'm interviewing at Google. would it be dumb to turn down Meta?"]  # fmt: skip
+    assert [traits_of(record(t)).asks for t in asks] == [True] * len(asks)
+    assert [traits_of(record(t)).asks for t in says] == [False] * len(says)
+
+
+def test_an_ending_on_another_topic_is_not_held_against_a_memory() -> None:
+    moved = replace(
+        record("I left for a contract role at Moderna, the coffee in Cambridge is worse", valid_from=at(2023, 3, 1)),
+        tags=("ended",),
+    )
+    chatter = record("the weather in the park has been cold and grey all week", valid_from=at(2023, 4, 1))
+    assert _first("Which city do I live in?", [(chatter, 0.1), (moved, 0.09)]) == moved.version_id
+    quit_job = replace(record("I quit my job at the bank", valid_from=at(2023, 3, 1)), tags=("ended",))
+    works = record("I work as a nurse at St Mary's", valid_from=at(2023, 1, 1))
+    assert _first("Where do I work?", [(quit_job, 0.5), (works, 0.45)]) == works.version_id

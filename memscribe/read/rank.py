@@ -6,9 +6,10 @@ both candidate lists. Three preferences reorder the fused pool, each a multiplie
 * **topic**: a memory on the query's topic ("Where does Ana live?" → home) beats one that only shares words;
 * **recency**: among memories on the query's topic, the newest is preferred, so the latest of several
   near-equivalent statements wins;
-* **shape**: fragments and filler, statements marked hypothetical, temporary or ended, someone else's memories
-  and the assistant's words rank below a plain statement of the user's own; a plan already carried out ranks
-  below open plans when the question asks what is planned.
+* **shape**: fragments and filler, asks of the assistant, statements marked hypothetical, temporary or ended
+  (when the query is on their topic), someone else's memories and the assistant's words rank below a plain
+  statement of the user's own; a plan already carried out ranks below open plans when the question asks what
+  is planned.
 """
 
 from __future__ import annotations
@@ -28,8 +29,8 @@ _RECENT = 0.6  # among memories on the query's topic
 _RECENT_ANY = 0.08  # among all candidates: a tie goes to the newer statement
 _DATED = 1.5  # "When did ...?" prefers a memory that holds a date
 _TYPED = 1.4  # "How much ...?" a number, "Which company ...?" a name
-_SHAPE = {"hypothetical": 0.55, "temporary": 0.55, "ended": 0.7, "agent": 0.6, "fragment": 0.75, "other": 0.5,
-          "shared": 0.85, "unnamed": 0.75}  # fmt: skip
+_SHAPE = {"asks": 0.6, "hypothetical": 0.55, "temporary": 0.55, "ended": 0.7, "agent": 0.6, "fragment": 0.75,
+          "other": 0.5, "shared": 0.85, "unnamed": 0.75}  # fmt: skip
 # Queries about a stay, a trip, a plan, a wish or a goal want the memories the shape penalty would push down.
 _ASKS_TEMPORARY = re.compile(
     r"\b(?:trip|travel\w*|visit\w*|staying|stay|this (?:quarter|month|week|summer)|right now|vacation|holiday"
@@ -38,6 +39,8 @@ _ASKS_TEMPORARY = re.compile(
     r"|出差|旅|计划|打算|想|Geschäftsreise|gerade|viaje|voyage",
     re.IGNORECASE,
 )
+# Queries about what the speaker asked for want the asks the shape penalty would push down.
+_ASKS_ASKED = re.compile(r"\b(?:ask\w*|help|advice|recommend\w*|suggest\w*|tips?|ideas?|questions?|need\w*)\b", re.I)
 _ASKS_ENDED = re.compile(
     r"\b(?:happened|still|used to|before|previous\w*|former\w*|ex|die|died|pass(?:ed)? away|quit|stop(?:ped)?|left"
     r"|leave|end(?:ed)?|give up|gave up)\b",
@@ -71,6 +74,7 @@ class _Asked(NamedTuple):
     """What the query asks for, read once per rerank."""
 
     temporary: bool  # about a stay, a trip or a plan
+    asked: bool  # about what the speaker asked for
     ended: bool  # about something that stopped
     kind: str | None  # a date, a number, a name (or nothing in particular)
 
@@ -93,19 +97,23 @@ def _answer_type(kind: str | None, record: MemoryRecord, traits: Traits) -> floa
     return _TYPED if (traits.numeric if kind == "number" else traits.named) else 1.0
 
 
-def _shape(record: MemoryRecord, traits: Traits, about: set[str], asked: _Asked) -> float:
+def _shape(record: MemoryRecord, traits: Traits, about: set[str], asked: _Asked, off_topic: bool) -> float:
+    """``off_topic``: the query and the memory are on topics, and not on one the same."""
     factor = 1.0
     tags = record.tags
     if ("hypothetical" in tags or "plan" in tags) and not asked.temporary:
         factor *= _SHAPE["hypothetical"]
     if "temporary" in tags and not asked.temporary:
         factor *= _SHAPE["temporary"]
-    if "ended" in tags and not asked.ended:
+    if "ended" in tags and not asked.ended and not off_topic:
+        # What ended is the memory's topic: "I left Genentech … we're in Cambridge now" still says where one lives
         factor *= _SHAPE["ended"]
     if "plan-done" in tags and asked.temporary and not asked.ended and asked.kind != "date":
         # "What am I planning next?": a plan already carried out is no longer one ("When was she planning
         # to …?" still wants it)
         factor *= _SHAPE["ended"]
+    if traits.asks and not asked.asked:
+        factor *= _SHAPE["asks"]
     if record.owner is Owner.AGENT:
         factor *= _SHAPE["agent"]
     if traits.fragment:
@@ -150,7 +158,8 @@ def rerank_hits(
         relevance = _relevance(fused, vector or {}, keyword or {})
         fused = [(vid, relevance[vid]) for vid, _ in fused]
     wanted = topics_of(query)
-    asked = _Asked(_ASKS_TEMPORARY.search(query) is not None, _ASKS_ENDED.search(query) is not None, _asks_for(query))
+    asked = _Asked(_ASKS_TEMPORARY.search(query) is not None, _ASKS_ASKED.search(query) is not None,
+                   _ASKS_ENDED.search(query) is not None, _asks_for(query))  # fmt: skip
     traits = {vid: traits_of(records[vid]) for vid, _ in fused if vid in records}
     topics = {vid: _topics(records[vid], found) for vid, found in traits.items()}
     # A stay is on no topic unless the query asks about stays: "renting an airbnb in Ribeira" says nothing of home.
@@ -171,7 +180,8 @@ def rerank_hits(
             scored.append((vid, score))
             continue
         own = traits[vid]
-        factor = _shape(record, own, about, asked) * (1.0 + _RECENT_ANY * age[vid])
+        off_topic = bool(wanted) and bool(topics[vid]) and not wanted & topics[vid]
+        factor = _shape(record, own, about, asked, off_topic) * (1.0 + _RECENT_ANY * age[vid])
         factor *= _answer_type(asked.kind, record, own)
         if named and not _is_about(record.subject.lower(), named):
             factor *= _SHAPE["unnamed"]

@@ -131,6 +131,15 @@ _SHAPES = (
         ),
     ),
     ("health", re.compile(r"\b\d+\s?(?:mg|mcg|ml)\b", re.IGNORECASE)),
+    # Where the speaker is now, named: "we're in Cambridge now", "now based in Lisbon".
+    (
+        "home",
+        re.compile(
+            r"\b(?:I'm|I am|we're|we are)\s+(?:now\s+|finally\s+|officially\s+)?(?:in|based in|living in)\s+"
+            r"(?-i:[A-Z])[\w'-]*(?:\s(?-i:[A-Z])[\w'-]*){0,3}\s+now\b|\bnow\s+(?:based|living|settled)\s+in\s+(?-i:[A-Z])",
+            re.IGNORECASE,
+        ),
+    ),
     ("money", re.compile(r"[$€£¥]\s?\d|\d\s?(?:k|K)\b|\d+\s?(?:dollars|euros|pounds|元|块|万)")),
 )
 _WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*", re.UNICODE)
@@ -154,7 +163,7 @@ _IDIOMS = re.compile(
     r"|(?:won't|will not|wouldn't|never|don't|do not|didn't|not gonna|not going to|can't|cannot|would)"
     r" (?:ever |just )?(?:quit|give up|stop)"
     # What belongs to the person spoken to ("your studio", "your new job") is not the speaker's.
-    r"|your (?:own |new |old )?[\w-]+(?:'s)?"
+    r"|your (?:own |new |old )?[\w-]+(?:'s)?|(?:in )?plain english"
     r"|(?:a |the )?(?:loving|safe|forever|happy|warm|stable|caring|good) home|home ?(?:country|made|cooked|town)"
     r"|(?:feel|feels|felt|feeling) (?:at|like) home|(?<!work )(?:at|from) home(?! in\b)"
     r"|(?:pottery|art|painting|yoga|dance|dancing|cooking|music|drawing|ceramics|craft|fitness|spin|swim"

@@ -40,6 +40,23 @@ _HAS_DATE = re.compile(
     r"|\d{4}-\d{2}-\d{2})\b|\d+月\d+",
 )
 
+# A sentence that asks the assistant for something rather than saying anything of the speaker ("help me write
+# the guest email", "need a fantasy football team name", "is a hot dog a sandwich?").
+_ASK = re.compile(
+    r"^(?:(?:ok|okay|so|hey|hi|hii+|also|and|btw|quick question|random question|settle this|ok settle this)"
+    r"[\s,:!.]+)*(?:help me|can you|could you|would you|can u|pls|please|need (?:a|an|some|ideas|help|advice|tips)"
+    r"|give me|write|draft|suggest|recommend|explain|tell me|show me|make me|what'?s a good|whats a good"
+    r"|any (?:tips|ideas|recs|recommendations|advice)|ideas for|tips for|how (?:do|can|should|would) (?:i|u|you|we)"
+    r"|how to|is (?:a|an|it|there)|should (?:i|we)|do (?:i|u|you)|what (?:should|can) (?:i|we))\b",
+    re.IGNORECASE,
+)
+_QUESTION = re.compile(
+    r"^(?:(?:ok|okay|so|hey|hi|also|and|btw|but)[\s,:!.]+)*(?:what|whats|what's|how|where|when|why|who|which|is|are"
+    r"|am|do|does|did|can|could|should|would|will|have|has|any)\b",
+    re.IGNORECASE,
+)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+
 
 class Traits(NamedTuple):
     topics: frozenset[str]  # topics_of(text)
@@ -48,6 +65,13 @@ class Traits(NamedTuple):
     numeric: bool  # holds a digit
     named: bool  # holds a proper name (or CJK text)
     speaker_too: bool  # the speaker is in it ("my friend dragged me to a chess club")
+    asks: bool = False  # every sentence asks the assistant for something, none says anything of the speaker
+
+
+def _asks(text: str) -> bool:
+    sentences = [s for s in _SENTENCE_END.split(text.strip()) if s]
+    return bool(sentences) and all(_ASK.search(s) or (s.rstrip().endswith("?") and _QUESTION.search(s))
+                                   for s in sentences)  # fmt: skip
 
 
 def _fragment(text: str) -> bool:
@@ -61,7 +85,8 @@ def _fragment(text: str) -> bool:
 def _read(text: str) -> Traits:
     named = _PROPER.search(text) is not None or _CJK.search(text) is not None
     return Traits(topics_of(text), _fragment(text), _HAS_DATE.search(text) is not None,
-                  _NUMBER.search(text) is not None, named, _SPEAKER_TOO.search(text) is not None)  # fmt: skip
+                  _NUMBER.search(text) is not None, named, _SPEAKER_TOO.search(text) is not None,
+                  _asks(text))  # fmt: skip
 
 
 _cache: OrderedDict[str, tuple[int, Traits]] = OrderedDict()

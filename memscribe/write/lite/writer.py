@@ -455,12 +455,24 @@ _LEFT_FOR = lazy(
     re.I,
 )
 
+# "got out of South San Francisco — we're in Cambridge now", "left Google, now at Meta": a place left, then the
+# one where the speaker is now, named in the next clause.
+_LEFT_PLACE = lazy(
+    r"\b(?P<verb>got out|moved out|moved away|left)(?: of| from)?\s+"
+    r"(?P<old>(?-i:[A-Z])[\w'&-]*(?:\s(?-i:[A-Z])[\w'&-]*){0,4})"
+    r"(?=\s?[—–,;]\s*(?:and\s+)?(?:(?:we're|we are|I'm|I am)\s+)?(?:now\s+)?"
+    r"(?:in|at|living in|based in|working at)\s+(?-i:[A-Z]))",
+    re.I,
+)
+
 
 def without_old_value(text: str) -> str:
     """ "switched from headspace to the Waking Up app" → "switched to the Waking Up app", "left X for a job at Y"
-    → "left for a job at Y", "quit X and joined Y" → "quit and joined Y": the value that stopped holding is
+    → "left for a job at Y", "quit X and joined Y" → "quit and joined Y", "got out of X — we're in Y now" → "got
+    out — we're in Y now": the value that stopped holding is
     left out of the current memory (the words as said are kept beside it)."""
     text = _FROM_TO.sub(lambda m: f"{m.group('verb')}{m.group('up') or ''} ", text)
+    text = _LEFT_PLACE.sub(lambda m: m.group("verb"), text)
     return _LEFT_FOR.sub(_left, text)
 
 
