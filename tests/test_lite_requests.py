@@ -81,3 +81,30 @@ def test_forgetting_plans_reaches_what_is_being_planned() -> None:
     ops = say(store, "ok forget everything about the party plans", at(2024, 3, 5))
     assert [op.kind for op in ops] == [OpKind.DELETE]
     assert not store._current()
+
+
+def test_a_forget_naming_part_of_a_memory_keeps_the_rest_in_its_words() -> None:
+    store = ListCandidates()
+    say(store, "I'm an architect, work is fine, but the panic attacks are back. my GP put me on sertraline 50mg, "
+               "I'm on week one.", at(2024, 3, 1))  # fmt: skip
+    ops = say(store, "please forget my meds and the panic stuff", at(2024, 3, 5))
+    assert {op.kind for op in ops} == {OpKind.UPDATE}
+    texts = [r.text for r in store._current()]
+    assert any("architect" in t for t in texts)
+    kept = " ".join(texts).lower()
+    assert "panic" not in kept and "sertraline" not in kept and "50mg" not in kept
+    for record in store._current():  # nor do the words as said or their topics travel with the new version
+        assert "sertraline" not in str(record.metadata).lower() and "panic" not in str(record.metadata).lower()
+
+
+def test_a_fact_the_forget_does_not_name_is_kept_in_the_words_that_name_it() -> None:
+    store = ListCandidates()
+    say(store, "planning a surprise 40th for my husband Marcel on 20 April at the boathouse.", at(2024, 3, 1))
+    say(store, "ok forget the party plans", at(2024, 3, 5))
+    texts = [r.text for r in store._current()]
+    assert texts == ["my husband Marcel"]
+    store = ListCandidates()
+    say(store, "my son Theo just started 1st grade at Maplewood Elementary. his teacher seems great", at(2024, 3, 1))
+    say(store, "can you forget which school Theo goes to?", at(2024, 3, 5))
+    kept = " ".join(r.text for r in store._current())
+    assert "Maplewood" not in kept and "my son Theo" in kept and "teacher seems great" in kept

@@ -1,13 +1,15 @@
 """Revisions of what is known: corrections and forget requests.
 
 A correction ("sorry, I meant 2017, not 2018") rewrites the memory it targets as a new version (UPDATE):
-the old value was never true, so nothing is superseded. A forget request DELETEs the memories it names.
+the old value was never true, so nothing is superseded. A forget request DELETEs the memories it names, or,
+when it names only part of one, keeps the rest as the next version (UPDATE).
 Plans carried out are closed in :mod:`plans`.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 
@@ -94,6 +96,9 @@ class Reviser:
             lowered = set(re.findall(r"[\w'-]+", text.lower()))
             return bool(names & lowered) and bool(about_topics & topics_of(text))
 
+        def words_named(text: str) -> bool:
+            return topic_matches(topic, text) or bool(kinds & topics_of(text))
+
         pool = self.ledger.stored_similar(topic, None, limit=16) + self.ledger.stored_subject(speaker)
         for record in pool:
             about = record.subject.lower()
@@ -104,8 +109,15 @@ class Reviser:
             if entry.speaker == speaker and draft and (draft.slot in slots or named(draft.text)):
                 entry.alive = False
         examined = tuple(targets)
+        by_slot = {r.id for slot in slots for r in self.ledger.stored_slot(slot, Owner.USER)}
         for record in targets.values():
-            self.ledger.propose(_delete(record.id, f"asked to forget '{topic}'", examined), at, speaker)
+            reason = f"asked to forget '{topic}'"
+            rest = None if record.id in by_slot else _unnamed_rest(record, named, words_named)
+            if rest is None:
+                self.ledger.propose(_delete(record.id, reason, examined), at, speaker)
+            else:
+                note = f"{reason}: the rest of the memory, which the request does not name, is kept"
+                self.ledger.propose(_update(record.id, rest, note, examined), at, speaker)
 
     def correct(
         self,
@@ -185,6 +197,41 @@ class Reviser:
         else:
             self.ledger.propose(_update(holder.id, fixed, note, (holder.id,)), at, speaker)
         return True
+
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_CLAUSE = re.compile(r",\s*(?:but|and|so|because)\s+|;\s*|\s+but\s+", re.IGNORECASE)
+_CONTENT = re.compile(r"[^\W\d_]{3,}")
+
+
+def _unnamed_rest(
+    record: MemoryRecord, named: Callable[[str], bool], words_named: Callable[[str], bool]
+) -> MemoryDraft | None:
+    """What of ``record`` a forget request does not name, as the next version, or None when it names all of
+    it: "forget my meds and the panic stuff" leaves "I'm an architect, work is fine" of "I'm an architect, work
+    is fine, but the panic attacks are back. my GP put me on sertraline 50mg". The rest is kept in the words it
+    was said in, sentence by sentence and, in a sentence the request names, clause by clause; a slot fact the
+    request does not name by its words ("my husband Marcel" in the party plans to forget, ``words_named``) is kept
+    in the words that name it."""
+    kept: list[str] = []
+    for sentence in _SENTENCE.split(record.text.strip()):
+        if not named(sentence):
+            kept.append(sentence)
+            continue
+        clauses = [c.strip(" ,;") for c in _CLAUSE.split(sentence)]
+        kept += [f"{c.rstrip('.!?')}." for c in clauses if c and not named(c)]
+    value = record.value
+    if value is not None and value.lower() not in " ".join(kept).lower():
+        mention = re.search(rf"\b(?:my|our)\s+(?:[\w'-]+\s+){{0,2}}?{re.escape(value)}\b", record.text, re.I)
+        if mention is not None and not words_named(mention.group(0)):
+            kept.insert(0, f"{mention.group(0)}." if kept else mention.group(0))
+    rest = " ".join(kept)
+    if not kept or (len(_CONTENT.findall(rest)) < 3 and (value is None or value.lower() not in rest.lower())):
+        return None
+    # Nothing of the words forgotten stays with the new version: not the words as said, not their topics.
+    metadata = {k: v for k, v in record.metadata.items() if k not in ("said", "topics")}
+    fact = {} if value is None or value.lower() in rest.lower() else {"slot": None, "value": None}
+    return draft_from_record(record, text=rest, metadata=metadata, **fact)
 
 
 def _delete(target: str, reason: str, candidates: tuple[str, ...]) -> Operation:
