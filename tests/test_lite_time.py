@@ -181,3 +181,19 @@ def test_a_weekday_with_a_part_of_the_day_reads_as_one_phrase() -> None:
     assert "on the afternoon of 27 May 2023" in timing.text
     assert "afternoon afternoon" not in timing.text and "2023 afternoon" not in timing.text
     assert timing.day == date(2023, 5, 27)
+
+
+def test_a_day_said_alone_takes_the_month_last_dated_in_the_message() -> None:
+    from memscribe.write.lite.retime import complete_days
+
+    assert complete_days("the 14th is my brother Imran's", "wait did I say 14? on 16 June 2023.") == (
+        "the 14th of June is my brother Imran's"
+    )
+    assert complete_days("Le 12 c'est l'anniversaire de ma mère.", "Non pardon, c'est le 21 mai !") == (
+        "Le 12 mai c'est l'anniversaire de ma mère."
+    )
+    assert complete_days("on 3 May we met. the 9th was worse", "") == "on 3 May we met. the 9th of May was worse"
+    # No month dated before it, or a day that is not one (a floor, an ordinal): left as said.
+    assert complete_days("the 14th is fine", "we talked on tuesday") == "the 14th is fine"
+    assert complete_days("we live on the 14th floor", "on 16 June") == "we live on the 14th floor"
+    assert complete_days("the 40th was fun", "on 16 June") == "the 40th was fun"

@@ -35,3 +35,35 @@ def test_a_relative_is_found_under_another_word_for_them(tmp_path: Path, said: s
         m.add("I got a job at a bank in Leeds", user_id="sam", timestamp="2024-06-01T10:00:00Z")  # newer, mine
         top = m.search(asked, user_id="sam", limit=3)["results"]
     assert "retired" in top[0]["memory"], [r["memory"] for r in top]
+
+
+@pytest.mark.parametrize(
+    ("text", "relation"),
+    [
+        ("the 14th is my brother Imran's, I always mix them up", "brother"),
+        ("Le 12 mai c'est l'anniversaire de ma mère. Je suis nul avec les dates", "mother"),
+        ("El 3 es el cumpleaños de mi hermana", "sister"),
+        ("that car is my dad's", "father"),
+    ],
+)
+def test_what_is_said_to_be_a_relatives_is_about_them(text: str, relation: str) -> None:
+    from memscribe.write.lite.language import someone_else
+
+    assert someone_else(text) == relation
+
+
+def test_this_is_my_friends_dog_is_still_the_speakers_statement() -> None:
+    from memscribe.write.lite.language import someone_else
+
+    assert someone_else("This is my friend's dog, I'm dog-sitting all week") is None
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Quand est l'anniversaire de la mère de Mathieu ?", "¿Cuándo es el cumpleaños de la madre de Ana?",
+     "Wann hat Jonas' Mutter Geburtstag?", "When is Sam's mum's birthday?"],
+)
+def test_a_question_about_a_relative_in_any_language_is_about_them(question: str) -> None:
+    from memscribe.read.search import _owner_unless_relative
+
+    assert _owner_unless_relative(question, ["user", "user's mother", "user's sister"]) == {"user's mother"}

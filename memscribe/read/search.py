@@ -18,6 +18,7 @@ from memscribe.core.records import MemoryRecord
 from memscribe.core.text import keyword_terms
 from memscribe.providers.ports import Embedder
 from memscribe.read.fuse import fuse_rrf
+from memscribe.read.kin import RELATIVE, kin
 from memscribe.read.rank import rerank_hits, spread_sources
 from memscribe.stores.ports import Partition, RecordFilter, SearchSource
 
@@ -90,40 +91,15 @@ def about_subjects(query: str, subjects: Sequence[str]) -> set[str]:
     return {_USER} if _FIRST_PERSON.search(query) else set()
 
 
-_RELATIVE = re.compile(
-    r"\b(?:sister|brother|mom|mommy|mother|mum|mama|dad|daddy|papa|father|parents?|husband|wife|partner|boyfriend"
-    r"|girlfriend|son|daughter|kids?|children|friend|roommate|flatmate|boss|manager|colleague|co-?worker|aunt"
-    r"|uncle|cousin|grandma|grandmother|granny|grandpa|grandfather|fianc\w*|neighbou?r)\b"
-    r"|妹妹|姐姐|哥哥|弟弟|老公|老婆|妈妈|爸爸|父亲|母亲|女儿|儿子|丈夫|妻子|男朋友|女朋友|朋友|同事",
-    re.IGNORECASE,
-)
-# One name for each relation, whichever word the speaker or the question used ("my dad …" / "Arjun's father").
-_KIN = {
-    "mom": "mother", "mommy": "mother", "mum": "mother", "mama": "mother", "妈妈": "mother", "母亲": "mother",
-    "dad": "father", "daddy": "father", "papa": "father", "爸爸": "father", "父亲": "father",
-    "grandma": "grandmother", "granny": "grandmother", "grandpa": "grandfather",
-    "kid": "children", "kids": "children", "child": "children", "parent": "parents", "父母": "parents",
-    "coworker": "colleague", "co-worker": "colleague", "同事": "colleague", "flatmate": "roommate",
-    "roomate": "roommate", "老公": "husband", "丈夫": "husband", "老婆": "wife", "妻子": "wife",
-    "女儿": "daughter", "儿子": "son", "男朋友": "boyfriend", "女朋友": "girlfriend", "朋友": "friend",
-    "妹妹": "sister", "姐姐": "sister", "哥哥": "brother", "弟弟": "brother",
-}  # fmt: skip
-
-
-def _kin(word: str) -> str:
-    word = word.lower()
-    return _KIN.get(word) or _KIN.get(word.removesuffix("s"), word.removesuffix("s"))
-
-
 def _owner_unless_relative(query: str, subjects: Sequence[str]) -> set[str]:
     """A query that names no known subject is about the store's own user, when there is one; one that names a
     relative ("Where does Jess's sister live?", "Is Arjun's father still working?") is about the subjects kept
     for that relative under any word for it ("user's dad"), if any."""
-    relative = _RELATIVE.search(query)
+    relative = RELATIVE.search(query)
     if relative is not None:
-        kin = _kin(relative.group(0))
+        relation = kin(relative.group(0))
         # "she's all settled" may be the sister: an unnamed "someone" stays a candidate
-        return {s for s in subjects if "'s " in s and _kin(s.rsplit("'s ", 1)[1]) in (kin, "someone")}
+        return {s for s in subjects if "'s " in s and kin(s.rsplit("'s ", 1)[1]) in (relation, "someone")}
     return {_USER} if _USER in subjects else set()
 
 

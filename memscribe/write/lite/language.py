@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from memscribe.read.kin import kin
 from memscribe.read.topics import has_cjk
 from memscribe.write.lite.lazy import lazy
 from memscribe.write.lite.memorable import asks, drop_reason
@@ -120,13 +121,27 @@ _RELATIVE_LEAD = lazy(
 _CJK_RELATIVE_LEAD = lazy(
     r"^(?:我的?)?(?P<rel>妹妹|姐姐|哥哥|弟弟|妈妈|爸爸|老公|老婆|女儿|儿子|男朋友|女朋友|朋友|同事|父母|母亲|父亲|表哥|表姐)"
 )
+# A day or a thing said to be a relative's: "the 14th is my brother Imran's", "c'est l'anniversaire de ma mère".
+_RELATIVE_OWNS = lazy(
+    r"\b(?:is|was|'s)\s+(?:my|our)\s+(?:(?:older|younger|little|big|best)\s+)?(?P<rel>mum|mom|mother|dad|father"
+    r"|sister|brother|husband|wife|partner|boyfriend|girlfriend|son|daughter|friend|cousin|aunt|uncle|grandma"
+    r"|grandpa)(?:\s+(?-i:[A-Z])[\w-]*)?'s(?=\s*(?:[,.!?;)]|$))"
+    r"|\b(?:anniversaire|cumpleaños|aniversário|Geburtstag)\s+(?:de|von|do|da)\s+(?:ma|mon|mi|minha|meu|meiner"
+    r"|meinem)\s+(?P<other>mère|père|sœur|soeur|frère|mari|femme|fille|fils|madre|padre|hermana|hermano|esposo"
+    r"|esposa|hija|hijo|mãe|pai|irmã|irmão|marido|filha|filho|Mutter|Vater|Schwester|Bruder|Mann|Frau|Tochter|Sohn)\b",
+    re.IGNORECASE,
+)
 _SELF_TOO = lazy(r"\b(?:I|I'm|I've|me|we|we're)\b|我(?!的)")
 
 
 def someone_else(text: str) -> str | None:
     """Who a statement is about when it opens with another person ("mum was just diagnosed …", "she's all
-    settled", "妹妹毕业啦"): a relation word, "someone" for a pronoun; None when it is the speaker's own."""
+    settled", "妹妹毕业啦") or gives a relative what it names ("the 14th is my brother's", "c'est l'anniversaire
+    de ma mère"): a relation word (in English), "someone" for a pronoun; None when it is the speaker's own."""
     head = re.split(r"[,，;:—]|\band\b|\bbut\b", text.strip(), maxsplit=1)[0]
+    owned = None if has_cjk(head) else _RELATIVE_OWNS.search(head)
+    if owned is not None:  # "the 14th is my brother Imran's": the day is the brother's
+        return kin(owned.group("rel") or owned.group("other"))
     match = _CJK_RELATIVE_LEAD.match(head) if has_cjk(head) else _RELATIVE_LEAD.match(head)
     if match is None or _SELF_TOO.search(head[match.end() :]):
         return None

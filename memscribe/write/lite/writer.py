@@ -38,7 +38,7 @@ from memscribe.write.lite.requests import (
     parse_self_check,
 )
 from memscribe.write.lite.residue import drop_old_values
-from memscribe.write.lite.retime import resolve_by_clause
+from memscribe.write.lite.retime import complete_days, resolve_by_clause
 from memscribe.write.lite.revise import Reviser
 from memscribe.write.lite.segment import Statement, Unit, group_units, segment_episode
 from memscribe.write.lite.slots import Fact, FactKind, extract_facts, first_verb, resolve_fact
@@ -312,7 +312,7 @@ class _EpisodeRun:
             lead = replace(lead, subject=subject)
         # The memory keeps every sentence of its group; each clause's times are read in its own tense:
         # "said bye to my team today. first day at the new place is monday" is not last Monday.
-        memory = resolve_by_clause(said, st.at)
+        memory = complete_days(resolve_by_clause(said, st.at), self.said_before)
         if _RECURRING.search(memory):  # "my birthday is on March 3rd": a day of every year, not an event
             memory = _YEAR_AFTER_MONTH.sub(r"\1", memory)
         current = self._current_text(memory, lead.subject)
