@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
 from test_lite_support import at, record
 
 from memscribe.core.records import MemoryRecord
@@ -117,3 +118,26 @@ def test_an_ending_on_another_topic_is_not_held_against_a_memory() -> None:
     quit_job = replace(record("I quit my job at the bank", valid_from=at(2023, 3, 1)), tags=("ended",))
     works = record("I work as a nurse at St Mary's", valid_from=at(2023, 1, 1))
     assert _first("Where do I work?", [(quit_job, 0.5), (works, 0.45)]) == works.version_id
+
+
+def test_a_how_many_question_wants_a_number_that_is_not_a_date() -> None:
+    dated = record("she read the whole menu at the diner out loud on 1 November 2023", valid_from=at(2023, 11, 1))
+    counted = record("2nd grade starts soon and Ellie wants a unicorn backpack", valid_from=at(2023, 8, 1))
+    assert _first("What grade is Ellie in?", [(dated, 0.45), (counted, 0.42)]) == counted.version_id
+
+
+def test_which_day_wants_a_day_of_the_week() -> None:
+    plain = record("swim lessons going well, she's already jumping in the deep end", valid_from=at(2023, 10, 1))
+    weekly = record("iris wants to add swimming too, tuesday evenings", valid_from=at(2023, 9, 1))
+    assert _first("Which day is Iris's swimming lesson?", [(plain, 0.5), (weekly, 0.45)]) == weekly.version_id
+
+
+@pytest.mark.parametrize(
+    ("text", "topic"),
+    [("charging the Tesla at work is free", "vehicle"), ("sold the corolla to my neighbour's kid", "vehicle"),
+     ("What is Megan's marital status?", "relationship"), ("we brought her home from the shelter", "pet")],
+)  # fmt: skip
+def test_more_words_name_their_topic(text: str, topic: str) -> None:
+    from memscribe.read.topics import topics_of
+
+    assert topic in topics_of(text)

@@ -51,9 +51,13 @@ _ASKS_WHEN = re.compile(
     r"|quando)\b|什么时候|哪天|哪一天|几号|几月",
     re.IGNORECASE,
 )
+_ASKS_WEEKDAY = re.compile(
+    r"^\s*(?:which|what) days?\b|哪天|星期几|周几|quel jour|qué día|que dia|welche[nm]? Tag", re.I
+)
 _ASKS_NUMBER = re.compile(
     r"^\s*(?:how (?:much|many|old|long|far|often|heavy)|what (?:is|was|'s) (?:\w+'s )?(?:\w+ )?(?:salary|rent"
-    r"|weight|price|rate|age|score|time|level|grade|dose|pace))\b|多少|几|cu[aá]nto|combien|wie viel|quanto",
+    r"|weight|price|rate|age|score|time|level|grade|dose|pace)|what (?:grade|level|size|score|dose|number))\b"
+    r"|多少|几|cu[aá]nto|combien|wie viel|quanto",
     re.IGNORECASE,
 )
 _ASKS_NAME = re.compile(
@@ -76,11 +80,14 @@ class _Asked(NamedTuple):
     temporary: bool  # about a stay, a trip or a plan
     asked: bool  # about what the speaker asked for
     ended: bool  # about something that stopped
-    kind: str | None  # a date, a number, a name (or nothing in particular)
+    kind: str | None  # a weekday, a date, a number, a name (or nothing in particular)
 
 
 def _asks_for(query: str) -> str | None:
-    """What kind of thing the question asks for: a date, a number, a name (or nothing in particular)."""
+    """What kind of thing the question asks for: a day of the week, a date, a number, a name (or nothing in
+    particular)."""
+    if _ASKS_WEEKDAY.search(query):
+        return "weekday"
     if _ASKS_WHEN.search(query):
         return "date"
     if _ASKS_NUMBER.search(query):
@@ -94,6 +101,8 @@ def _answer_type(kind: str | None, record: MemoryRecord, traits: Traits) -> floa
         return 1.0
     if kind == "date":
         return _DATED if "event_date" in record.metadata or traits.dated else 1.0
+    if kind == "weekday":
+        return _DATED if traits.weekday else 1.0
     return _TYPED if (traits.numeric if kind == "number" else traits.named) else 1.0
 
 

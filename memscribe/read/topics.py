@@ -41,7 +41,7 @@ _CUES: dict[str, tuple[str, str]] = {
     ),
     "pet": (
         """pet pets dog dogs puppy pup cat cats kitten kitty rescue adopted adopt vet breed hamster rabbit
-        bunny parrot fish turtle tortoise leash litter""",
+        bunny parrot fish turtle tortoise leash litter shelter kennel groomer""",
         "猫 狗 宠物 养了 perro perra gato gata gatita mascota chien chat chienne chatte Hund Katze cachorro gato",
     ),
     "diet": (
@@ -51,7 +51,7 @@ _CUES: dict[str, tuple[str, str]] = {
     ),
     "relationship": (
         """boyfriend girlfriend partner husband wife fiance fiancé fiancee fiancée engaged married marry
-        marriage divorce divorced separated dating date single relationship wedding spouse ex""",
+        marriage marital divorce divorced separated dating date single relationship wedding spouse ex""",
         "男朋友 女朋友 老公 老婆 结婚 领证 离婚 分手 订婚 丈夫 妻子 novio novia marido esposa mari femme"
         " fiancé Mann Frau Ehemann verheiratet geheiratet namorado namorada marido",
     ),
@@ -78,7 +78,9 @@ _CUES: dict[str, tuple[str, str]] = {
         "学校 大学 读研 毕业 专业 考试 universidad université Universität Studium universidade",
     ),
     "vehicle": (
-        """car cars drive drives driving truck suv bike bicycle motorcycle scooter vehicle""",
+        """car cars drive drives driving truck suv bike bicycle motorcycle scooter vehicle ev tesla corolla
+        prius camry rav4 honda toyota ford bmw audi mercedes volkswagen vw subaru mazda hyundai kia nissan
+        jeep volvo porsche lexus chevy chevrolet""",
         "车 开车 coche voiture Auto carro",
     ),
     "phone": (

@@ -34,6 +34,19 @@ _NUMBER = re.compile(r"\d")
 _PROPER = re.compile(r"(?<![.!?]\s)(?<!^)\b(?-i:[A-Z][a-z]+|[A-Z]{2,5})\b")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _SPEAKER_TOO = re.compile(r"\b(?:I|I'm|I've|me|we|us)\b|我(?!的)")
+# A date or a year: its digits say when, not how many ("on 1 November 2023", "in 2023", "2023-11-01").
+_DATE_DIGITS = re.compile(
+    r"\b\d{1,2}(?:st|nd|rd|th)? (?:of )?(?:January|February|March|April|May|June|July|August|September|October"
+    r"|November|December)(?: \d{4})?\b|\b(?:January|February|March|April|May|June|July|August|September|October"
+    r"|November|December) \d{1,2}(?:st|nd|rd|th)?(?:,? \d{4})?\b|\b\d{4}-\d{2}-\d{2}\b|\b(?:19|20)\d{2}\b"
+    r"|\d{4}年|\d{1,2}月\d{1,2}[日号]?",
+)
+_WEEKDAY = re.compile(
+    r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|\b(?:lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche"
+    r"|lunes|martes|miércoles|miercoles|jueves|viernes|sábado|sabado|domingo|Montag|Dienstag|Mittwoch|Donnerstag"
+    r"|Freitag|Samstag|Sonntag|segunda|terça|quarta|quinta|sexta)s?\b|周[一二三四五六日天]|星期[一二三四五六日天]",
+    re.IGNORECASE,
+)
 _HAS_DATE = re.compile(
     r"\b(?:\d{1,2} (?:January|February|March|April|May|June|July|August|September|October|November|December)"
     r"|(?:January|February|March|April|May|June|July|August|September|October|November|December) \d{1,2}"
@@ -62,10 +75,11 @@ class Traits(NamedTuple):
     topics: frozenset[str]  # topics_of(text)
     fragment: bool  # fewer than three words that say something
     dated: bool  # names a day
-    numeric: bool  # holds a digit
+    numeric: bool  # holds a number that is not part of a date
     named: bool  # holds a proper name (or CJK text)
     speaker_too: bool  # the speaker is in it ("my friend dragged me to a chess club")
     asks: bool = False  # every sentence asks the assistant for something, none says anything of the speaker
+    weekday: bool = False  # names a day of the week ("tuesday evenings", "le mercredi", "周三")
 
 
 def _asks(text: str) -> bool:
@@ -85,8 +99,8 @@ def _fragment(text: str) -> bool:
 def _read(text: str) -> Traits:
     named = _PROPER.search(text) is not None or _CJK.search(text) is not None
     return Traits(topics_of(text), _fragment(text), _HAS_DATE.search(text) is not None,
-                  _NUMBER.search(text) is not None, named, _SPEAKER_TOO.search(text) is not None,
-                  _asks(text))  # fmt: skip
+                  _NUMBER.search(_DATE_DIGITS.sub(" ", text)) is not None, named, _SPEAKER_TOO.search(text) is not None,
+                  _asks(text), _WEEKDAY.search(text) is not None)  # fmt: skip
 
 
 _cache: OrderedDict[str, tuple[int, Traits]] = OrderedDict()
