@@ -33,3 +33,26 @@ def test_where_the_speaker_is_now_named_is_said_of_home() -> None:
     assert "home" in topics_of("now based in Lisbon, the light here is unreal")
     assert "home" not in topics_of("I'm in Paris for the conference")  # no "now": a visit as much as a home
     assert "language" not in topics_of("explain what a VPN does in plain english")
+
+
+def test_an_answer_naming_no_topic_takes_the_topic_of_what_it_answers() -> None:
+    ops = propose(ListCandidates(), ("user", "we did it. we actually moved."),
+                  ("assistant", "Oh wow, congratulations! Where did you end up?"),
+                  ("user", "vancouver! well, burnaby technically, but close enough."))  # fmt: skip
+    answer = next(op.draft for op in ops if op.draft is not None and "burnaby" in op.draft.text)
+    assert answer.metadata.get("topics") == ["home"]
+    asked = propose(ListCandidates(), ("assistant", "What kind of place are you looking for?"),
+                    ("user", "two bedrooms near a park, ideally"))  # fmt: skip
+    assert all("topics" not in op.draft.metadata for op in asked if op.draft is not None)  # nothing to inherit
+    told = propose(ListCandidates(), ("assistant", "Nice! Anything else new?"), ("user", "I adopted a cat"))
+    assert [op.draft.metadata.get("topics") for op in told if op.draft is not None] == [["pet"]]  # its own
+
+
+def test_a_word_of_another_language_that_is_also_english_names_no_topic() -> None:
+    assert "children" not in topics_of("she's so kind, and what kind of place is it")
+    assert "pet" not in topics_of("let's chat later about the trip")
+    assert "children" in topics_of("mein Sohn ist fünf") and "pet" in topics_of("mon chien s'appelle Rex")
+
+
+def test_an_english_word_among_chinese_names_its_topic() -> None:
+    assert "work" in topics_of("妹妹毕业啦！拿到了腾讯的offer")

@@ -14,7 +14,9 @@ from functools import cache, lru_cache
 
 __all__ = ["MULTI_TOPICS", "TOPICS", "forget_topics", "has_cjk", "shaped_topics", "topic_spans", "topics_of"]
 
-# English cues are whole words (a trailing "*" allows any ending); CJK cues match as substrings.
+# English cues are whole words (a trailing "*" allows any ending); CJK cues match as substrings. A word of
+# another language that is also a common English word ("Kind", a child; "chat", a cat) is no cue: "what kind of
+# place" is not about children, "let's chat" not about a pet.
 _CUES: dict[str, tuple[str, str]] = {
     "work": (
         """job* work works working worked employer company firm startup start-up office hired hire offer
@@ -42,7 +44,7 @@ _CUES: dict[str, tuple[str, str]] = {
     "pet": (
         """pet pets dog dogs puppy pup cat cats kitten kitty rescue adopted adopt vet breed hamster rabbit
         bunny parrot fish turtle tortoise leash litter shelter kennel groomer""",
-        "猫 狗 宠物 养了 perro perra gato gata gatita mascota chien chat chienne chatte Hund Katze cachorro gato",
+        "猫 狗 宠物 养了 perro perra gato gata gatita mascota chien chienne chatte Hund Katze cachorro gato",
     ),
     "diet": (
         """diet vegetarian vegan pescatarian pescetarian keto paleo meat fish dairy gluten lactose eat eating
@@ -69,7 +71,7 @@ _CUES: dict[str, tuple[str, str]] = {
     "children": (
         """baby son daughter kid kids child children born birth newborn toddler daycare preschool
         kindergarten grade school nursery""",
-        "儿子 女儿 孩子 宝宝 出生 二宝 幼儿园 小学 hijo hija bebé fils fille enfant Sohn Tochter Kind filho filha",
+        "儿子 女儿 孩子 宝宝 出生 二宝 幼儿园 小学 hijo hija bebé fils fille enfant Sohn Tochter filho filha",
     ),
     "education": (
         """school college university uni degree major minor semester class classes course courses
@@ -145,6 +147,7 @@ _SHAPES = (
     ("money", re.compile(r"[$€£¥]\s?\d|\d\s?(?:k|K)\b|\d+\s?(?:dollars|euros|pounds|元|块|万)")),
 )
 _WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*", re.UNICODE)
+_LATIN_IN_CJK = re.compile(r"[a-z]+(?:['’-][a-z]+)*")
 # Idioms whose cue word names no topic: "it took some work", "a work in progress", "make this plan work", "it
 # will pay off", "I won't quit", "a loving home for kids", "since I moved from my home country" (where someone
 # is from, not where they live), "a pottery class" (a hobby, not schooling), and what is the listener's ("your
@@ -219,6 +222,8 @@ def topics_of(text: str) -> frozenset[str]:
         found |= _word_topics(word)
     if has_cjk(text):
         found |= {topic for topic, cues in cjk.items() if any(c in text for c in cues)}
+        for word in _LATIN_IN_CJK.findall(plain.lower()):  # "拿到了腾讯的offer": an English word among CJK
+            found |= _word_topics(word)
     return frozenset(found) | shaped_topics(text)
 
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from memscribe.core.clock import Clock
-from memscribe.core.records import Episode, Layer, MemoryDraft, Operation, Owner, Usage
+from memscribe.core.records import Episode, Layer, MemoryDraft, Message, Operation, Owner, Usage
 from memscribe.read.topics import has_cjk, topics_of
 from memscribe.read.traits import traits_of
 from memscribe.write.lite.asked import cite_questions
@@ -132,7 +133,7 @@ class LiteWriter:
     ) -> list[Operation]:
         """Operations for ``episode``; ``clock`` is unused because every time comes from the episode."""
         began = time.perf_counter()
-        run = _EpisodeRun(Ledger(candidates), context.hints.get("scene", self.scene))
+        run = _EpisodeRun(Ledger(candidates), context.hints.get("scene", self.scene), episode.messages)
         refs = Referents()
         statements = list(segment_episode(episode))
         for statement in statements:
@@ -153,8 +154,9 @@ class LiteWriter:
 class _EpisodeRun:
     """One episode's pass: the ledger of proposals and the rules that add to it."""
 
-    def __init__(self, ledger: Ledger, scene: str) -> None:
+    def __init__(self, ledger: Ledger, scene: str, messages: Sequence[Message] = ()) -> None:
         self.ledger = ledger
+        self.messages = messages
         self.reconciler = Reconciler(ledger)
         self.reviser = Reviser(ledger, self.reconciler)
         self.plans = PlanCompletions(ledger)
@@ -269,7 +271,7 @@ class _EpisodeRun:
             metadata["event_date"] = day.isoformat()
             if fact is not None and fact.attribute == "plan" and ends is not None and ends > st.at.date():
                 metadata["valid_until"] = ends.isoformat()  # a dated plan expires after the period it names
-        topics = sorted(topics_of(reading.text))
+        topics = sorted(topics_of(reading.text) or self._asked_topics(st.message_index))
         if topics:
             metadata["topics"] = topics
         tags: tuple[str, ...] = ()
@@ -422,6 +424,21 @@ class _EpisodeRun:
         self.reviser.correct(correction, st.speaker.subject, pairs, st.at, st.message_index)
         return True  # a correction of something never said is not itself a memory
 
+    def _asked_topics(self, index: int) -> frozenset[str]:
+        """The topics of what a message answers, for an answer that names none: "we actually moved." — "Where did
+        you end up?" — "vancouver! well, burnaby technically" is said of home. The topics of the question the
+        message before asked, or, when it names none, of what the speaker said before it."""
+        if index < 1 or index >= len(self.messages) or self.messages[index - 1].role != "assistant":
+            return frozenset()
+        asked = [s for s in _ASKED.split(self.messages[index - 1].content) if s.rstrip().endswith("?")]
+        if not asked:
+            return frozenset()
+        found = topics_of(" ".join(asked))
+        before = self.messages[index - 2] if index >= 2 else None
+        if not found and before is not None and before.role == "user":
+            found = topics_of(before.content)
+        return found
+
     def assistant(self, st: Statement) -> None:
         """Only recommendations are kept from assistant turns, and they belong to the agent."""
         text = strip_preamble(st.text)
@@ -441,6 +458,7 @@ class _EpisodeRun:
         self.reconciler.plain(draft, st.at, st.speaker.subject)
 
 
+_ASKED = lazy(r"(?<=[.!?])\s+")
 _FROM_TO = lazy(
     r"\b(?P<verb>switched|switching|moved|moving|went|changed|upgraded|transferred|relocated|bumped|jumped|swapped"
     r"|traded|downgraded|going)(?P<up> up| back)? from (?P<old>[^,.;!?]{1,40}?) (?=to\b)",
