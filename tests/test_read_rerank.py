@@ -141,3 +141,9 @@ def test_more_words_name_their_topic(text: str, topic: str) -> None:
     from memscribe.read.topics import topics_of
 
     assert topic in topics_of(text)
+
+
+def test_what_happened_wants_the_event_with_its_date() -> None:
+    since = record("pumpkin seems lonely since clover's gone, keeps crying at night", valid_from=at(2023, 9, 20))
+    event = record("we had to put Clover to sleep on 4 September 2023, she was 16", valid_from=at(2023, 9, 4))
+    assert _first("What happened to Clover?", [(since, 0.5), (event, 0.45)]) == event.version_id

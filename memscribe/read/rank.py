@@ -47,8 +47,9 @@ _ASKS_ENDED = re.compile(
     re.IGNORECASE,
 )
 _ASKS_WHEN = re.compile(
-    r"^\s*(?:when|what (?:day|date|year|month|time)|which (?:day|date|year)|how long ago|cu[aá]ndo|quand|wann"
-    r"|quando)\b|什么时候|哪天|哪一天|几号|几月",
+    # "What happened to Clover?" asks for an event, which holds its date as much as "When …?" does.
+    r"^\s*(?:when|what (?:day|date|year|month|time)|which (?:day|date|year)|how long ago|what happened|cu[aá]ndo"
+    r"|quand|wann|quando)\b|什么时候|哪天|哪一天|几号|几月",
     re.IGNORECASE,
 )
 _ASKS_WEEKDAY = re.compile(
