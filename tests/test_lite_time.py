@@ -76,9 +76,11 @@ def test_yesterday_in_a_session_of_3_june_2023_is_2_june_2023() -> None:
         ("starting at the end of august", "starting at the end of August 2023"),
         ("starting at the end of next month", "starting at the end of July 2023"),
         ("at the start of next month", "at the start of July 2023"),
+        ("I'll send the binder by friday", "I'll send the binder by 9 June 2023"),
+        ("I'm off from tomorrow", "I'm off from 4 June 2023"),
     ],
 )
-def test_a_period_after_of_reads_without_a_second_preposition(text: str, resolved: str) -> None:
+def test_a_period_after_a_preposition_reads_without_a_second_one(text: str, resolved: str) -> None:
     assert resolve(text).text == resolved
 
 

@@ -324,7 +324,8 @@ def _temporary_until(text: str, start: date, tense: Tense) -> date | None:
     return None  # "for 6 years" is how long something has lasted far more often than how long it will
 
 
-_OF_BEFORE = re.compile(r"\bof\s+$", re.IGNORECASE)
+# A preposition already said before the phrase: "the end of next month", "due by friday", "since monday".
+_OF_BEFORE = re.compile(r"\b(?:of|by|since|until|till|before|after|from|for)\s+$", re.IGNORECASE)
 _LEAD_PREPOSITION = re.compile(r"^(?:in|on)\s+")
 
 
@@ -340,7 +341,7 @@ def resolve_times(text: str, anchor: datetime, tense: Tense) -> Timing:
     out = text
     for ref in reversed(refs):
         phrase = ref.phrase
-        if _OF_BEFORE.search(out[: ref.start]):  # "the end of next month": "the end of August 2024", not "of in"
+        if _OF_BEFORE.search(out[: ref.start]):  # "the end of August 2024", "by 8 September": not "of in", "by on"
             phrase = _LEAD_PREPOSITION.sub("", phrase)
         if out[ref.start : ref.end] != phrase:
             out = out[: ref.start] + phrase + out[ref.end :]
