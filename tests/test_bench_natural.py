@@ -68,7 +68,8 @@ def test_run_reports_accuracy_per_family_and_language(tmp_path: Path) -> None:
     assert results["by_family"]["employer"]["probes"] == 2
 
 
-def test_cli_runs_writers_side_by_side_and_writes_json(tmp_path: Path) -> None:
+@pytest.mark.parametrize("flag", ["-o", "--json"])
+def test_cli_runs_writers_side_by_side_and_writes_json(tmp_path: Path, flag: str) -> None:
     out = tmp_path / "n.json"
     args = [
         "bench",
@@ -79,7 +80,7 @@ def test_cli_runs_writers_side_by_side_and_writes_json(tmp_path: Path) -> None:
         "raw,lite",
         "--embedder",
         "hash",
-        "--json",
+        flag,
         str(out),
     ]
     done = CliRunner().invoke(cli, args)

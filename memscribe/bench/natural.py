@@ -328,7 +328,8 @@ def _factory(writer: str, embedder: str, clock: Any) -> MemoryFactory:
 @click.option("--data", "data_path", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--writer", "writers", default="raw,lite", show_default=True, help="Writers, comma-separated.")
 @click.option("--embedder", default="local", show_default=True, help="Embedder spec (local or hash).")
-@click.option("--json", "output", type=click.Path(path_type=Path), default=None, help="Write the JSON report here.")
+@click.option("-o", "--output", "--json", "output", type=click.Path(path_type=Path), default=None,
+              help="Write the JSON report here (--json is the earlier spelling).")
 @click.option("--scenarios", "subset", type=click.Choice(["all", "even", "odd"]), default="all", show_default=True,
               help="All scenarios, or the even/odd half by position in the file.")  # fmt: skip
 @click.option("--trace", is_flag=True, help="Print each failing probe with its top five and the operations so far.")
