@@ -101,8 +101,8 @@ class Memory:
 
     def warm_up(self) -> None:
         """Do now the one-time work the first add and search would pay: load the embedding model and let the
-        writer compile its rules (``lite``: about 130 ms on the first episodes otherwise). A server calls it
-        before taking requests; nothing needs it for correctness."""
+        writer compile its rules (``lite``: about 130 ms on the first episodes otherwise). Call it before taking
+        traffic; nothing needs it for correctness."""
         self._core.embedder.embed(["warm up"])
         writer_warm_up(self._core.writer)
 

@@ -12,7 +12,7 @@ RELATIVE = re.compile(
     r"\b(?:sister|brother|mom|mommy|mother|mum|mama|dad|daddy|papa|father|parents?|husband|wife|partner|boyfriend"
     r"|girlfriend|son|daughter|kids?|children|friend|roommate|flatmate|boss|manager|colleague|co-?worker|aunt"
     r"|uncle|cousin|grandma|grandmother|granny|grandpa|grandfather|fianc\w*|neighbou?r"
-    r"|mère|père|sœur|soeur|frère|mari|fille|fils|madre|padre|hermana|hermano|esposo|esposa|hija|hijo|mãe|pai"
+    r"|mère|père|sœur|soeur|frère|mari|femme|fille|fils|madre|padre|hermana|hermano|esposo|esposa|hija|hijo|mãe|pai"
     r"|irmã|irmão|marido|filha|filho|Mutter|Vater|Schwester|Bruder|Tochter|Sohn)\b"
     r"|妹妹|姐姐|哥哥|弟弟|老公|老婆|妈妈|爸爸|父亲|母亲|女儿|儿子|丈夫|妻子|男朋友|女朋友|朋友|同事",
     re.IGNORECASE,
@@ -30,7 +30,7 @@ KIN = {
     "mère": "mother", "madre": "mother", "mãe": "mother", "mutter": "mother", "père": "father", "padre": "father",
     "pai": "father", "vater": "father", "sœur": "sister", "soeur": "sister", "hermana": "sister", "irmã": "sister",
     "schwester": "sister", "frère": "brother", "hermano": "brother", "irmão": "brother", "bruder": "brother",
-    "mari": "husband", "esposo": "husband", "marido": "husband", "esposa": "wife", "fille": "daughter",
+    "mari": "husband", "esposo": "husband", "marido": "husband", "femme": "wife", "esposa": "wife", "fille": "daughter",
     "hija": "daughter", "filha": "daughter", "tochter": "daughter", "fils": "son", "hijo": "son", "filho": "son",
     "sohn": "son",
 }  # fmt: skip

@@ -52,9 +52,7 @@ _ASKS_WHEN = re.compile(
     r"|quand|wann|quando)\b|什么时候|哪天|哪一天|几号|几月",
     re.IGNORECASE,
 )
-_ASKS_WEEKDAY = re.compile(
-    r"^\s*(?:which|what) days?\b|哪天|星期几|周几|quel jour|qué día|que dia|welche[nm]? Tag", re.I
-)
+_ASKS_WEEKDAY = re.compile(r"^\s*(?:which|what) days?\b|星期几|周几|quel jour|qué día|que dia|welche[nm]? Tag", re.I)
 _ASKS_NUMBER = re.compile(
     r"^\s*(?:how (?:much|many|old|long|far|often|heavy)|what (?:is|was|'s) (?:\w+'s )?(?:\w+ )?(?:salary|rent"
     r"|weight|price|rate|age|score|time|level|grade|dose|pace)|what (?:grade|level|size|score|dose|number))\b"
@@ -102,8 +100,8 @@ def _answer_type(kind: str | None, record: MemoryRecord, traits: Traits) -> floa
         return 1.0
     if kind == "date":
         return _DATED if "event_date" in record.metadata or traits.dated else 1.0
-    if kind == "weekday":
-        return _DATED if traits.weekday else 1.0
+    if kind == "weekday":  # "Which day is her swimming lesson?" — "tuesday evenings" (or a day's date)
+        return _DATED if traits.weekday or traits.dated else 1.0
     return _TYPED if (traits.numeric if kind == "number" else traits.named) else 1.0
 
 

@@ -128,7 +128,7 @@ _RELATIVE_OWNS = lazy(
     r"|grandpa)(?:\s+(?-i:[A-Z])[\w-]*)?'s(?=\s*(?:[,.!?;)]|$))"
     r"|\b(?:anniversaire|cumpleaños|aniversário|Geburtstag)\s+(?:de|von|do|da)\s+(?:ma|mon|mi|minha|meu|meiner"
     r"|meinem)\s+(?P<other>mère|père|sœur|soeur|frère|mari|femme|fille|fils|madre|padre|hermana|hermano|esposo"
-    r"|esposa|hija|hijo|mãe|pai|irmã|irmão|marido|filha|filho|Mutter|Vater|Schwester|Bruder|Mann|Frau|Tochter|Sohn)\b",
+    r"|esposa|hija|hijo|mãe|pai|irmã|irmão|marido|filha|filho|Mutter|Vater|Schwester|Bruder|Tochter|Sohn)\b",
     re.IGNORECASE,
 )
 _SELF_TOO = lazy(r"\b(?:I|I'm|I've|me|we|we're)\b|我(?!的)")

@@ -19,6 +19,7 @@ from memscribe.write.lite.ledger import Ledger, Pending
 from memscribe.write.lite.matching import topic_matches
 from memscribe.write.lite.reconcile import Reconciler, same_value
 from memscribe.write.lite.requests import Correction, forget_attributes, value_shape
+from memscribe.write.lite.segment import split_sentences
 from memscribe.write.lite.slots import Fact
 
 __all__ = ["Reviser", "draft_from_record"]
@@ -199,7 +200,6 @@ class Reviser:
         return True
 
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _CLAUSE = re.compile(r",\s*(?:but|and|so|because)\s+|;\s*|\s+but\s+", re.IGNORECASE)
 _CONTENT = re.compile(r"[^\W\d_]{3,}")
 
@@ -214,7 +214,7 @@ def _unnamed_rest(
     request does not name by its words ("my husband Marcel" in the party plans to forget, ``words_named``) is kept
     in the words that name it."""
     kept: list[str] = []
-    for sentence in _SENTENCE.split(record.text.strip()):
+    for sentence in split_sentences(record.text):
         if not named(sentence):
             kept.append(sentence)
             continue

@@ -41,7 +41,7 @@ from memscribe.write.lite.requests import (
 from memscribe.write.lite.residue import drop_old_values
 from memscribe.write.lite.retime import complete_days, resolve_by_clause
 from memscribe.write.lite.revise import Reviser
-from memscribe.write.lite.segment import Statement, Unit, group_units, segment_episode
+from memscribe.write.lite.segment import Statement, Unit, group_units, segment_episode, split_sentences
 from memscribe.write.lite.slots import Fact, FactKind, extract_facts, first_verb, resolve_fact
 from memscribe.write.lite.subjects import opens_with, split_by_subject
 from memscribe.write.lite.tense import Tense, detect_tense
@@ -430,7 +430,7 @@ class _EpisodeRun:
         message before asked, or, when it names none, of what the speaker said before it."""
         if index < 1 or index >= len(self.messages) or self.messages[index - 1].role != "assistant":
             return frozenset()
-        asked = [s for s in _ASKED.split(self.messages[index - 1].content) if s.rstrip().endswith("?")]
+        asked = [s for s in split_sentences(self.messages[index - 1].content) if s.endswith("?")]
         if not asked:
             return frozenset()
         found = topics_of(" ".join(asked))
@@ -458,7 +458,6 @@ class _EpisodeRun:
         self.reconciler.plain(draft, st.at, st.speaker.subject)
 
 
-_ASKED = lazy(r"(?<=[.!?])\s+")
 _FROM_TO = lazy(
     r"\b(?P<verb>switched|switching|moved|moving|went|changed|upgraded|transferred|relocated|bumped|jumped|swapped"
     r"|traded|downgraded|going)(?P<up> up| back)? from (?P<old>[^,.;!?]{1,40}?) (?=to\b)",
