@@ -35,11 +35,11 @@ _PROPER = re.compile(r"(?<![.!?]\s)(?<!^)\b(?-i:[A-Z][a-z]+|[A-Z]{2,5})\b")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _SPEAKER_TOO = re.compile(r"\b(?:I|I'm|I've|me|we|us)\b|我(?!的)")
 # A date or a year: its digits say when, not how many ("on 1 November 2023", "in 2023", "2023-11-01").
+_MONTH = "(?:January|February|March|April|May|June|July|August|September|October|November|December)"
 _DATE_DIGITS = re.compile(
-    r"\b\d{1,2}(?:st|nd|rd|th)? (?:of )?(?:January|February|March|April|May|June|July|August|September|October"
-    r"|November|December)(?: \d{4})?\b|\b(?:January|February|March|April|May|June|July|August|September|October"
-    r"|November|December) \d{1,2}(?:st|nd|rd|th)?(?:,? \d{4})?\b|\b\d{4}-\d{2}-\d{2}\b|\b(?:19|20)\d{2}\b"
-    r"|\d{4}年|\d{1,2}月\d{1,2}[日号]?",
+    rf"\b\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{_MONTH}(?: \d{{4}})?\b"
+    rf"|\b{_MONTH} \d{{1,2}}(?:st|nd|rd|th)?(?:,? \d{{4}})?\b"
+    r"|\b\d{4}-\d{2}-\d{2}\b|\b(?:19|20)\d{2}\b|\d{4}年|\d{1,2}月\d{1,2}[日号]?",
 )
 _WEEKDAY = re.compile(
     r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|\b(?:lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche"
@@ -47,11 +47,7 @@ _WEEKDAY = re.compile(
     r"|Freitag|Samstag|Sonntag|segunda|terça|quarta|quinta|sexta)s?\b|周[一二三四五六日天]|星期[一二三四五六日天]",
     re.IGNORECASE,
 )
-_HAS_DATE = re.compile(
-    r"\b(?:\d{1,2} (?:January|February|March|April|May|June|July|August|September|October|November|December)"
-    r"|(?:January|February|March|April|May|June|July|August|September|October|November|December) \d{1,2}"
-    r"|\d{4}-\d{2}-\d{2})\b|\d+月\d+",
-)
+_HAS_DATE = re.compile(rf"\b(?:\d{{1,2}} {_MONTH}|{_MONTH} \d{{1,2}}|\d{{4}}-\d{{2}}-\d{{2}})\b|\d+月\d+")
 
 # A sentence that asks the assistant for something rather than saying anything of the speaker ("help me write
 # the guest email", "need a fantasy football team name", "is a hot dog a sandwich?").
