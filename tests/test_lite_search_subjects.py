@@ -35,3 +35,42 @@ def test_a_first_person_query_ranks_the_users_memory_over_a_friends(tmp_path: Pa
     hers = memory.search("What is Chloe's job now?", user_id="u", limit=2)["results"]
     assert hers[0]["subject"] == "chloe"
     memory.close()
+
+
+def test_a_question_about_a_wife_finds_the_fiancee_named_before_the_wedding(tmp_path: Path) -> None:
+    memory = Memory(tmp_path / "store.db", writer="lite", embedder="hash")
+    said = ["engaged since christmas! my fiancée Charlotte wants a ceilidh at the reception",
+            "we're married!!! it rained all day and nobody cared",
+            "married life update: we still argue over whose turn to wash up"]  # fmt: skip
+    for day, text in enumerate(said, start=1):
+        when = datetime(2023, day, 3, 12, tzinfo=UTC)
+        memory.add([{"role": "user", "content": text}], user_id="u", timestamp=when)
+    found = memory.search("What is the name of Hugh's wife?", user_id="u", limit=3)["results"]
+    assert "Charlotte" in found[0]["memory"]
+    memory.close()
+
+
+def test_partner_and_child_words_bring_their_other_names() -> None:
+    from memscribe.read.kin import with_aliases
+
+    assert with_aliases(["name", "wife"]) == ["name", "wife", "fiancée", "fiancee", "spouse", "partner", "girlfriend"]
+    assert "boy" in with_aliases(["son"]) and with_aliases(["garden"]) == ["garden"]
+
+
+def test_a_person_the_user_only_mentions_is_who_a_question_naming_them_is_about(tmp_path: Path) -> None:
+    memory = Memory(tmp_path / "store.db", writer="lite", embedder="hash")
+    said = ["I'm a senior analyst on the pricing team at Best Buy HQ.",
+            "my coworker priyanka got promoted to director, so now she's my skip-level",
+            "I'm still a senior analyst, my promo cycle is spring"]  # fmt: skip
+    for day, text in enumerate(said, start=1):
+        when = datetime(2023, day, 3, 12, tzinfo=UTC)
+        memory.add([{"role": "user", "content": text}], user_id="u", timestamp=when)
+    found = memory.search("What is Priyanka's role?", user_id="u", limit=3)["results"]
+    assert "director" in found[0]["memory"]
+    memory.close()
+
+
+def test_a_possessive_query_word_also_finds_the_bare_name() -> None:
+    from memscribe.read.search import inflected
+
+    assert inflected(["priyanka's", "role"])[:3] == ["priyanka's", "role", "priyanka"]

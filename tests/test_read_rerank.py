@@ -147,3 +147,9 @@ def test_what_happened_wants_the_event_with_its_date() -> None:
     since = record("pumpkin seems lonely since clover's gone, keeps crying at night", valid_from=at(2023, 9, 20))
     event = record("we had to put Clover to sleep on 4 September 2023, she was 16", valid_from=at(2023, 9, 4))
     assert _first("What happened to Clover?", [(since, 0.5), (event, 0.45)]) == event.version_id
+
+
+def test_a_month_is_no_name_to_a_question_asking_for_one() -> None:
+    dated = record("the wedding was in September, it rained the whole time", valid_from=at(2023, 10, 1))
+    named = record("engaged since christmas and my fiancée Charlotte wants a ceilidh", valid_from=at(2023, 1, 1))
+    assert _first("What is the name of Hugh's wife?", [(dated, 0.45), (named, 0.42)]) == named.version_id

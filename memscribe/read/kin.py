@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["KIN", "RELATIVE", "kin"]
+__all__ = ["KIN", "RELATIVE", "kin", "with_aliases"]
 
 # Every word for a relative a question may use (the speaker's words are matched through ``kin``).
 RELATIVE = re.compile(
@@ -40,3 +40,31 @@ def kin(word: str) -> str:
     """The relation ``word`` names, in English ("mum" → "mother", "frère" → "brother")."""
     word = word.lower()
     return KIN.get(word) or KIN.get(word.removesuffix("s"), word.removesuffix("s"))
+
+
+# What a person called someone before the relation changed, or calls them loosely: "my fiancée Charlotte" is the
+# answer to "What is the name of Hugh's wife?" after the wedding, "a boy!" the news of a son.
+_SPOUSE = ("wife", "husband", "spouse", "partner", "fiancée", "fiancee", "fiancé", "fiance", "girlfriend",
+           "boyfriend")  # fmt: skip
+_ALIASES = {
+    "wife": ("fiancée", "fiancee", "spouse", "partner", "girlfriend"),
+    "husband": ("fiancé", "fiance", "spouse", "partner", "boyfriend"),
+    "spouse": ("wife", "husband", "partner"),
+    "partner": _SPOUSE,
+    "fiancée": ("fiancee", "wife", "partner", "girlfriend"),
+    "fiancee": ("fiancée", "wife", "partner", "girlfriend"),
+    "fiancé": ("fiance", "husband", "partner", "boyfriend"),
+    "fiance": ("fiancé", "husband", "partner", "boyfriend"),
+    "girlfriend": ("partner", "fiancée", "fiancee", "wife"),
+    "boyfriend": ("partner", "fiancé", "fiance", "husband"),
+    "son": ("boy", "baby"),
+    "daughter": ("girl", "baby"),
+}
+
+
+def with_aliases(terms: list[str]) -> list[str]:
+    """``terms`` followed by the other words for a partner or a child that they name ("wife" → "fiancée")."""
+    out = dict.fromkeys(terms)
+    for term in terms:
+        out.update(dict.fromkeys(_ALIASES.get(term.lower(), ())))
+    return list(out)

@@ -18,7 +18,7 @@ from memscribe.core.records import MemoryRecord
 from memscribe.core.text import keyword_terms
 from memscribe.providers.ports import Embedder
 from memscribe.read.fuse import fuse_rrf
-from memscribe.read.kin import RELATIVE, kin
+from memscribe.read.kin import RELATIVE, kin, with_aliases
 from memscribe.read.rank import rerank_hits, spread_sources
 from memscribe.stores.ports import Partition, RecordFilter, SearchSource
 
@@ -62,7 +62,8 @@ def inflected(terms: list[str]) -> list[str]:
     terms = [t for t in terms if t not in _TIMELESS]
     out = dict.fromkeys(terms)
     for term in terms:
-        out.update(dict.fromkeys(_forms(term)))
+        owner, possessive, _ = term.partition("'s")
+        out.update(dict.fromkeys(_forms(term) if not possessive else (owner,)))  # "priyanka's" → "priyanka"
     return list(out)
 
 
@@ -103,6 +104,19 @@ def _owner_unless_relative(query: str, subjects: Sequence[str]) -> set[str]:
     return {_USER} if _USER in subjects else set()
 
 
+# A name a question gives a person: a capitalised word after its first ("What is Priyanka's role?").
+_QUERY_NAME = re.compile(r"(?<!^)\b[A-Z][a-z]+\b")
+
+
+def _mentioning(query: str, records: Sequence[MemoryRecord]) -> set[str]:
+    """The subjects of the memories that name a person the question names but no memory is about ("What is
+    Priyanka's role?" — "my coworker priyanka got promoted"): the question is about them, not the user."""
+    names = {m.group(0).lower() for m in _QUERY_NAME.finditer(query.strip())}
+    if not names:
+        return set()
+    return {r.subject.lower() for r in records if names & set(re.findall(r"\w+", r.text.lower()))}
+
+
 def _without_names(terms: list[str], about: set[str]) -> list[str]:
     """``terms`` without the words naming a subject among ``about`` ("melanie", "melanie's")."""
     names = {w for s in about if s != _USER and "'s " not in s for w in re.split(r"[\s-]+", s) if w}
@@ -129,7 +143,8 @@ def gather_hits(
     depth = max(limit * 3, 30)
     vector = query_vector if query_vector is not None else embedder.embed([query])[0]
     by_vector = store.vector_search(partition, vector, embedder.model_id, flt, depth)  # type: ignore[arg-type]
-    terms = inflected(keyword_terms(query))
+    words = keyword_terms(query)
+    terms = inflected(with_aliases(words) if question else words)  # a question's "wife" finds "my fiancée"
     by_keyword = store.keyword_search(partition, terms, flt, depth)
     # The subject list only reorders this pool: fusing it in raises pool hits alone, so the top stays inside.
     pool_size = max(limit * 2, 10)
@@ -153,6 +168,8 @@ def gather_hits(
     # A query that names a subject already has it fused in as a list; the rerank holds back other people's
     # memories only for a store's own user or a relative, whose memories the subject list cannot tell apart.
     owner = about if about == {_USER} else set() if about else _owner_unless_relative(query, subjects)
+    if not about and question:
+        owner = _mentioning(query, ordered) or owner
     # Scores are comparable across candidates only when both lists reached the end of what matches (a small
     # store): then the rerank weighs how well each hit matches. A list cut at ``depth`` leaves the scores of the
     # memories below the cut unknown, so the retrieval ranks carry the rerank instead (fusion, not a guess).

@@ -47,6 +47,7 @@ _WEEKDAY = re.compile(
     r"|Freitag|Samstag|Sonntag|segunda|terça|quarta|quinta|sexta)s?\b|周[一二三四五六日天]|星期[一二三四五六日天]",
     re.IGNORECASE,
 )
+_CALENDAR = re.compile(rf"{_MONTH}|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)days?")
 _HAS_DATE = re.compile(rf"\b(?:\d{{1,2}} {_MONTH}|{_MONTH} \d{{1,2}}|\d{{4}}-\d{{2}}-\d{{2}})\b|\d+月\d+")
 
 # A sentence that asks the assistant for something rather than saying anything of the speaker ("help me write
@@ -92,8 +93,15 @@ def _fragment(text: str) -> bool:
     return len(words) < 3 and cjk < 6
 
 
+def _named(text: str) -> bool:
+    """Whether ``text`` holds a proper name: a month or a weekday is a date's, not a name ("in September")."""
+    if _CJK.search(text):
+        return True
+    return any(not _CALENDAR.fullmatch(w) for w in _PROPER.findall(text))
+
+
 def _read(text: str) -> Traits:
-    named = _PROPER.search(text) is not None or _CJK.search(text) is not None
+    named = _named(text)
     return Traits(topics_of(text), _fragment(text), _HAS_DATE.search(text) is not None,
                   _NUMBER.search(_DATE_DIGITS.sub(" ", text)) is not None, named, _SPEAKER_TOO.search(text) is not None,
                   _asks(text), _WEEKDAY.search(text) is not None)  # fmt: skip
