@@ -31,6 +31,9 @@ def test_a_self_check_corrects_the_stored_date() -> None:
     ops = say(store, "hmm did I say 9? it's the 19th. the 9th is my sister's", at(2024, 1, 3))
     assert any(op.kind is OpKind.UPDATE and op.draft and "19 March" in op.draft.text for op in ops)
     assert not any("on 9 March" in t for t in _current(store))
+    fixed = next(op.draft for op in ops if op.kind is OpKind.UPDATE and op.draft)
+    # The date keeps its start and notes when it was corrected, the newest word on it for the read path.
+    assert fixed.metadata["corrected_at"] == at(2024, 1, 3).isoformat()
 
 
 def test_a_clause_that_says_instead_leaves_out_the_old_value_named_beside_it() -> None:

@@ -144,6 +144,11 @@ def test_subjects_first_person_relatives_names_and_pronouns() -> None:
     assert _subject("Priya's favourite food is sushi") == ("priya", "my favourite food is sushi")
     assert _subject("Yesterday, I moved") == ("user", "moved")
     assert _subject("The weather is nice") is None
+
+
+def test_a_holiday_is_nobody() -> None:
+    assert _subject("Valentine's dinner ideas for my girlfriend Jess?") is None
+    assert _subject("Christmas at my mum's was loud") is None
     refs = Referents()
     assert _subject("My sister Anna lives in Rome", refs) == ("anna", "lives in Rome")
     assert _subject("She works at Fiat", refs) == ("anna", "works at Fiat")

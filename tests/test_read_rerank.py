@@ -135,7 +135,8 @@ def test_which_day_wants_a_day_of_the_week() -> None:
 @pytest.mark.parametrize(
     ("text", "topic"),
     [("charging the Tesla at work is free", "vehicle"), ("sold the corolla to my neighbour's kid", "vehicle"),
-     ("What is Megan's marital status?", "relationship"), ("we brought her home from the shelter", "pet")],
+     ("What is Megan's marital status?", "relationship"), ("we brought her home from the shelter", "pet"),
+     ("Kabir is here! a boy, sorry anika", "children"), ("it's a girl!!", "children")],
 )  # fmt: skip
 def test_more_words_name_their_topic(text: str, topic: str) -> None:
     from memscribe.read.topics import topics_of
@@ -153,3 +154,27 @@ def test_a_month_is_no_name_to_a_question_asking_for_one() -> None:
     dated = record("the wedding was in September, it rained the whole time", valid_from=at(2023, 10, 1))
     named = record("engaged since christmas and my fiancée Charlotte wants a ceilidh", valid_from=at(2023, 1, 1))
     assert _first("What is the name of Hugh's wife?", [(dated, 0.45), (named, 0.42)]) == named.version_id
+
+
+def test_a_boy_met_is_no_birth() -> None:
+    from memscribe.read.topics import topics_of
+
+    assert "children" not in topics_of("I met a boy at the climbing gym.")
+
+
+def test_statements_said_together_are_equally_recent() -> None:
+    # Two sentences of one message: the better match wins, not whichever the fusion happened to list last.
+    older = record("I'm allergic to peanuts, any snacks for the flight?", valid_from=at(2023, 1, 20))
+    answer = record("I'm allergic to tree nuts, cashews especially", valid_from=at(2023, 4, 11))
+    aside = record("finally got proper allergy testing, what a week", valid_from=at(2023, 4, 11))
+    ranked = [(answer, 0.5), (aside, 0.42), (older, 0.3)]
+    assert _first("What is Amara allergic to?", ranked) == answer.version_id
+
+
+def test_a_correction_is_as_recent_as_when_it_was_said() -> None:
+    fixed = record("I live in Seattle, near the market", valid_from=at(2023, 1, 5))
+    fixed = replace(fixed, metadata={"corrected_at": at(2023, 5, 1).isoformat()})
+    between = record("my flat in Ballard gets the rain all winter, love it", valid_from=at(2023, 3, 1))
+    assert _first("Where does Sam live?", [(between, 0.5), (fixed, 0.45)]) == fixed.version_id
+    unfixed = replace(fixed, metadata={})
+    assert _first("Where does Sam live?", [(between, 0.5), (unfixed, 0.45)]) == between.version_id

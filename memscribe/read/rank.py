@@ -15,14 +15,16 @@ both candidate lists. Three preferences reorder the fused pool, each a multiplie
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import NamedTuple
 
 from memscribe.core.records import MemoryRecord, Owner
 from memscribe.read.topics import topics_of
 from memscribe.read.traits import Traits, traits_of
 
-__all__ = ["rerank_hits"]
+__all__ = ["rerank_hits", "said_at"]
 
 _TOPIC = 1.6
 _RECENT = 0.6  # among memories on the query's topic
@@ -176,11 +178,9 @@ def rerank_hits(
     # The newest statement on the topic is preferred among those about whom the query asks: a sister's move
     # is newer than the user's, and says nothing about where the user lives now.
     theirs = [vid for vid in on_topic if not about or records[vid].subject.lower() in about]
-    newest = sorted(theirs, key=lambda vid: records[vid].valid_from)
-    recency = {vid: (i + 1) / len(newest) for i, vid in enumerate(newest)}
+    recency = _recency({vid: said_at(records[vid]) for vid in theirs})
     on_topic_set = set(on_topic)
-    every = sorted((vid for vid, _ in fused if vid in records), key=lambda vid: records[vid].valid_from)
-    age = {vid: (i + 1) / len(every) for i, vid in enumerate(every)}
+    age = _recency({vid: said_at(records[vid]) for vid, _ in fused if vid in records})
     scored = []
     for vid, score in fused:
         record = records.get(vid)
@@ -199,6 +199,25 @@ def rerank_hits(
         scored.append((vid, score * factor))
     order = {vid: i for i, (vid, _) in enumerate(fused)}
     return sorted(scored, key=lambda item: (-item[1], order[item[0]]))
+
+
+def _recency(times: Mapping[str, datetime]) -> dict[str, float]:
+    """Each memory's place from oldest to newest, in (0, 1]: memories said at the same time share the newer
+    place (two statements of one message are equally recent, whichever ranked first)."""
+    ordered = sorted(times.values())
+    return {vid: bisect_right(ordered, when) / len(ordered) for vid, when in times.items()}
+
+
+def said_at(record: MemoryRecord) -> datetime:
+    """When the memory was last said as it stands: its start, or the later correction that fixed its value ("I
+    said peanuts? I meant tree nuts" is the newest word on allergies, though the allergy dates from before)."""
+    corrected = record.metadata.get("corrected_at")
+    if isinstance(corrected, str):
+        try:
+            return max(record.valid_from, datetime.fromisoformat(corrected))
+        except (TypeError, ValueError):
+            pass
+    return record.valid_from
 
 
 def _passing(record: MemoryRecord | None) -> bool:

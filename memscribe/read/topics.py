@@ -144,6 +144,15 @@ _SHAPES = (
             re.IGNORECASE,
         ),
     ),
+    # A birth said without a word for the child: "Kabir is here! a boy", "it's a girl!!", "our baby boy".
+    (
+        "children",
+        re.compile(
+            r"\b(?:it'?s an? |baby )(?:boy|girl)\b|\bgave birth\b"
+            r"|\b(?:here|born|arrived)[!.]+\s*(?:it'?s )?an? (?:baby )?(?:boy|girl)\b",
+            re.IGNORECASE,
+        ),
+    ),
     ("money", re.compile(r"[$€£¥]\s?\d|\d\s?(?:k|K)\b|\d+\s?(?:dollars|euros|pounds|元|块|万)")),
 )
 _WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*", re.UNICODE)

@@ -121,6 +121,9 @@ NOT_NAMES = (
     )
     | frozenset(MONTHS)
     | frozenset(WEEKDAYS)
+    # Holidays open sentences as names do: "Valentine's dinner ideas for my girlfriend" is no Valentine's.
+    | words("""valentine valentine's valentines christmas xmas easter halloween thanksgiving hanukkah diwali
+    ramadan eid passover""")
 )
 
 IRREGULAR_PAST = {

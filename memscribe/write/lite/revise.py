@@ -149,7 +149,7 @@ class Reviser:
         records = self.ledger.stored_slot(fact.slot, draft.owner)
         if records:
             target = records[0]
-            fixed = replace(draft, valid_from=target.valid_from)
+            fixed = _corrected(replace(draft, valid_from=target.valid_from), at)
             self.ledger.propose(_update(target.id, fixed, note, tuple(r.id for r in records)), at, speaker)
             return
         self.reconciler.fact(fact, draft, at, speaker)
@@ -196,8 +196,14 @@ class Reviser:
         if isinstance(holder, Pending):
             self.ledger.revise(holder, draft=fixed, reason=f"{holder.op.reason}; {note}")
         else:
-            self.ledger.propose(_update(holder.id, fixed, note, (holder.id,)), at, speaker)
+            self.ledger.propose(_update(holder.id, _corrected(fixed, at), note, (holder.id,)), at, speaker)
         return True
+
+
+def _corrected(draft: MemoryDraft, at: datetime) -> MemoryDraft:
+    """``draft`` as a stored memory's corrected version: it keeps the start of what it says and notes when it
+    was corrected, which is when it was last said (the read path's recency)."""
+    return replace(draft, metadata={**draft.metadata, "corrected_at": at.isoformat()})
 
 
 # A blank run is tried from its first character only ((?<!\s)): a long run of blanks costs linear time.
