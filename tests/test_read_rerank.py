@@ -136,7 +136,8 @@ def test_which_day_wants_a_day_of_the_week() -> None:
     ("text", "topic"),
     [("charging the Tesla at work is free", "vehicle"), ("sold the corolla to my neighbour's kid", "vehicle"),
      ("What is Megan's marital status?", "relationship"), ("we brought her home from the shelter", "pet"),
-     ("Kabir is here! a boy, sorry anika", "children"), ("it's a girl!!", "children")],
+     ("Kabir is here! a boy, sorry anika", "children"), ("it's a girl!!", "children"),
+     ("sold the civic for $4k", "vehicle"), ("charging the model 3 at work is free", "vehicle")],
 )  # fmt: skip
 def test_more_words_name_their_topic(text: str, topic: str) -> None:
     from memscribe.read.topics import topics_of
@@ -178,3 +179,13 @@ def test_a_correction_is_as_recent_as_when_it_was_said() -> None:
     assert _first("Where does Sam live?", [(between, 0.5), (fixed, 0.45)]) == fixed.version_id
     unfixed = replace(fixed, metadata={})
     assert _first("Where does Sam live?", [(between, 0.5), (unfixed, 0.45)]) == between.version_id
+
+
+def test_what_ended_ranks_below_what_was_said_on_its_topic_since() -> None:
+    sold = record("sold the civic to my neighbour's kid for $4k lol", valid_from=at(2023, 5, 1))
+    sold = replace(sold, tags=("ended",))
+    newer = record("charging the model 3 at work is free and a game changer", valid_from=at(2023, 5, 30))
+    assert _first("What car does Lars drive?", [(sold, 0.5), (newer, 0.3)]) == newer.version_id
+    # Asked about what ended, or with nothing said since, the ending is the answer.
+    assert _first("What car did Lars sell?", [(sold, 0.5), (newer, 0.3)]) == sold.version_id
+    assert _first("What car does Lars drive?", [(sold, 0.5)]) == sold.version_id

@@ -32,7 +32,7 @@ _RECENT_ANY = 0.08  # among all candidates: a tie goes to the newer statement
 _DATED = 1.5  # "When did ...?" prefers a memory that holds a date
 _TYPED = 1.4  # "How much ...?" a number, "Which company ...?" a name
 _SHAPE = {"asks": 0.6, "hypothetical": 0.55, "temporary": 0.55, "ended": 0.7, "agent": 0.6, "fragment": 0.75,
-          "other": 0.5, "shared": 0.85, "unnamed": 0.75}  # fmt: skip
+          "other": 0.5, "shared": 0.85, "unnamed": 0.75, "superseded": 0.7}  # fmt: skip
 # Queries about a stay, a trip, a plan, a wish or a goal want the memories the shape penalty would push down.
 _ASKS_TEMPORARY = re.compile(
     r"\b(?:trip|travel\w*|visit\w*|staying|stay|this (?:quarter|month|week|summer)|right now|vacation|holiday"
@@ -45,7 +45,7 @@ _ASKS_TEMPORARY = re.compile(
 _ASKS_ASKED = re.compile(r"\b(?:ask\w*|help|advice|recommend\w*|suggest\w*|tips?|ideas?|questions?|need\w*)\b", re.I)
 _ASKS_ENDED = re.compile(
     r"\b(?:happened|still|used to|before|previous\w*|former\w*|ex|die|died|pass(?:ed)? away|quit|stop(?:ped)?|left"
-    r"|leave|end(?:ed)?|give up|gave up)\b",
+    r"|leave|end(?:ed)?|give up|gave up|sold|sell|got rid of|gave away|rehom\w*|broke up)\b",
     re.IGNORECASE,
 )
 _ASKS_WHEN = re.compile(
@@ -193,6 +193,8 @@ def rerank_hits(
         factor *= _answer_type(asked.kind, record, own)
         if named and not _is_about(record.subject.lower(), named):
             factor *= _SHAPE["unnamed"]
+        if "ended" in record.tags and not asked.ended and recency.get(vid, 1.0) < 1.0:
+            factor *= _SHAPE["superseded"]  # "sold the civic", then "charging the model 3": the newer says what is
         if vid in on_topic_set:
             shared = len(wanted & topics[vid]) / len(wanted)
             factor *= (1.0 + (_TOPIC - 1.0) * shared) * (1.0 + _RECENT * recency.get(vid, 0.0))

@@ -82,7 +82,8 @@ _CUES: dict[str, tuple[str, str]] = {
     "vehicle": (
         """car cars drive drives driving truck suv bike bicycle motorcycle scooter vehicle ev tesla corolla
         prius camry rav4 honda toyota ford bmw audi mercedes volkswagen vw subaru mazda hyundai kia nissan
-        jeep volvo porsche lexus chevy chevrolet""",
+        jeep volvo porsche lexus chevy chevrolet civic accord crv cr-v hilux outback forester impreza jetta passat
+        mustang wrangler minivan sedan hatchback pickup mpg mechanic dealership tires tyres odometer""",
         "车 开车 coche voiture Auto carro",
     ),
     "phone": (
@@ -153,6 +154,7 @@ _SHAPES = (
             re.IGNORECASE,
         ),
     ),
+    ("vehicle", re.compile(r"\b(?:model [3sxy]|f-?150|oil change|test[- ]drive|timing belt)\b", re.IGNORECASE)),
     ("money", re.compile(r"[$€£¥]\s?\d|\d\s?(?:k|K)\b|\d+\s?(?:dollars|euros|pounds|元|块|万)")),
 )
 _WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*", re.UNICODE)
