@@ -74,3 +74,19 @@ def test_a_possessive_query_word_also_finds_the_bare_name() -> None:
     from memscribe.read.search import inflected
 
     assert inflected(["priyanka's", "role"])[:3] == ["priyanka's", "role", "priyanka"]
+
+
+def test_a_relative_is_also_whoever_the_user_named_as_them() -> None:
+    from test_lite_support import record
+
+    from memscribe.read.search import _owner_unless_relative
+
+    husband = record("My husband Mark is an auditor at PwC", slot="user/partner", value="Mark")
+    marks = record("mark is loving unilever.", subject="mark")
+    sister = record("my sister is called Ana", slot="user's sister/name", value="ana")
+    anas = record("ana moved to Porto", subject="ana")
+    pool = [husband, marks, sister, anas]
+    subjects = [r.subject for r in pool]
+    assert _owner_unless_relative("Where does Claire's husband work?", subjects, pool) == {"mark"}
+    assert _owner_unless_relative("Where does Claire's sister live?", subjects, pool) == {"ana"}
+    assert _owner_unless_relative("Where does Claire's brother live?", subjects, pool) == set()

@@ -92,16 +92,31 @@ def about_subjects(query: str, subjects: Sequence[str]) -> set[str]:
     return {_USER} if _FIRST_PERSON.search(query) else set()
 
 
-def _owner_unless_relative(query: str, subjects: Sequence[str]) -> set[str]:
+def _owner_unless_relative(query: str, subjects: Sequence[str], records: Sequence[MemoryRecord] = ()) -> set[str]:
     """A query that names no known subject is about the store's own user, when there is one; one that names a
     relative ("Where does Jess's sister live?", "Is Arjun's father still working?") is about the subjects kept
-    for that relative under any word for it ("user's dad"), if any."""
+    for that relative under any word for it ("user's dad"), or under the name the user gave them ("my husband
+    Mark …", then "mark quit pwc") in the slot facts among ``records``, if any."""
     relative = RELATIVE.search(query)
     if relative is not None:
         relation = kin(relative.group(0))
+        names = _names_of(relation, records)
         # "she's all settled" may be the sister: an unnamed "someone" stays a candidate
-        return {s for s in subjects if "'s " in s and kin(s.rsplit("'s ", 1)[1]) in (relation, "someone")}
+        kept = {s for s in subjects if "'s " in s and kin(s.rsplit("'s ", 1)[1]) in (relation, "someone")}
+        return kept | (names & set(subjects))
     return {_USER} if _USER in subjects else set()
+
+
+_PARTNERS = frozenset({"husband", "wife", "partner", "spouse", "boyfriend", "girlfriend", "fiancé", "fiancée", "fiance",
+                       "fiancee"})  # fmt: skip
+
+
+def _names_of(relation: str, records: Sequence[MemoryRecord]) -> set[str]:
+    """The names the user gave their ``relation`` in the slot facts among ``records`` ("my husband Mark" holds
+    ``user/partner`` = "mark"; "my sister is called Ana" ``user's sister/name`` = "ana")."""
+    slots = {f"{_USER}/partner"} if relation in _PARTNERS else set()
+    slots.add(f"{_USER}'s {relation}/name")
+    return {r.value.lower() for r in records if r.slot in slots and r.value}
 
 
 # A name a question gives a person: a capitalised word after its first ("What is Priyanka's role?").
@@ -167,7 +182,7 @@ def gather_hits(
     vscore, kscore = dict(by_vector), dict(by_keyword)
     # A query that names a subject already has it fused in as a list; the rerank holds back other people's
     # memories only for a store's own user or a relative, whose memories the subject list cannot tell apart.
-    owner = about if about == {_USER} else set() if about else _owner_unless_relative(query, subjects)
+    owner = about if about == {_USER} else set() if about else _owner_unless_relative(query, subjects, ordered)
     if not about and question:
         owner = _mentioning(query, ordered) or owner
     # Scores are comparable across candidates only when both lists reached the end of what matches (a small
