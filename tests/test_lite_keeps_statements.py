@@ -69,6 +69,28 @@ def test_idioms_of_work_and_home_replace_nothing(tmp_path: Path, older: str, new
     memory.close()
 
 
+def test_a_change_that_names_no_new_value_replaces_nothing(tmp_path: Path) -> None:
+    # "the new house" refers back to the house just bought; a new district is a new value, said outright.
+    memory = _chat(
+        tmp_path,
+        [
+            (datetime(2024, 3, 11, tzinfo=UTC), "WE CLOSED. we own a house. in oakland (rockridge)!!"),
+            (datetime(2024, 4, 1, tzinfo=UTC), "first week in the new house and the garden has a lemon tree!!"),
+        ],
+    )
+    assert any("oakland" in text for text in _current(memory))
+    memory.close()
+    memory = _chat(
+        tmp_path / "moved",
+        [
+            (datetime(2024, 3, 11, tzinfo=UTC), "our Kreuzberg flat is on the 5th floor, no lift. Berlin living"),
+            (datetime(2024, 6, 1, tzinfo=UTC), "the move is DONE. Prenzlauer Berg is so quiet, we have a lift now"),
+        ],
+    )
+    assert not any("Kreuzberg" in text for text in _current(memory))
+    memory.close()
+
+
 def test_idioms_name_no_topic_but_the_plain_cue_still_does() -> None:
     assert "work" not in topics_of("It's still a work in progress, but I'm proud of it")
     assert "work" not in topics_of("It took some work")

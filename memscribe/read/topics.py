@@ -12,7 +12,12 @@ from __future__ import annotations
 import re
 from functools import cache, lru_cache
 
-__all__ = ["MULTI_TOPICS", "TOPICS", "forget_topics", "has_cjk", "shaped_topics", "topic_spans", "topics_of"]
+__all__ = ["MAKES", "MULTI_TOPICS", "TOPICS", "forget_topics", "has_cjk", "shaped_topics", "topic_spans", "topics_of"]
+
+# Makes and models of cars: cues of the vehicle topic that are also its values ("sold the civic").
+MAKES = """tesla corolla prius camry rav4 honda toyota ford bmw audi mercedes volkswagen vw subaru mazda hyundai kia
+nissan jeep volvo porsche lexus chevy chevrolet civic accord crv cr-v hilux outback forester impreza jetta passat
+mustang wrangler"""
 
 # English cues are whole words (a trailing "*" allows any ending); CJK cues match as substrings. A word of
 # another language that is also a common English word ("Kind", a child; "chat", a cat) is no cue: "what kind of
@@ -80,10 +85,9 @@ _CUES: dict[str, tuple[str, str]] = {
         "学校 大学 读研 毕业 专业 考试 universidad université Universität Studium universidade",
     ),
     "vehicle": (
-        """car cars drive drives driving truck suv bike bicycle motorcycle scooter vehicle ev tesla corolla
-        prius camry rav4 honda toyota ford bmw audi mercedes volkswagen vw subaru mazda hyundai kia nissan
-        jeep volvo porsche lexus chevy chevrolet civic accord crv cr-v hilux outback forester impreza jetta passat
-        mustang wrangler minivan sedan hatchback pickup mpg mechanic dealership tires tyres odometer""",
+        """car cars drive drives driving truck suv bike bicycle motorcycle scooter vehicle ev minivan sedan
+        hatchback pickup mpg mechanic dealership tires tyres odometer """
+        + MAKES,
         "车 开车 coche voiture Auto carro",
     ),
     "phone": (

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
-from memscribe.read.topics import has_cjk, topics_of
+from memscribe.read.topics import MAKES, has_cjk, topics_of
 from memscribe.write.lite.cues import changes, end_cues, ends
 from memscribe.write.lite.lazy import lazy
 from memscribe.write.lite.matching import content_tokens
@@ -217,5 +217,9 @@ def ended_values(text: str) -> set[str]:
         named = " ".join(_CAPITALISED.findall(match.group(0)))  # "put Clover to sleep" names it in the cue
         near = named + " " + " ".join(after.split()[:4])
         plain = _NOT_VALUES.sub(" ", near)
-        out |= {w for w in _marks(plain) if not any(ch.isdigit() for ch in w) and not topics_of(w) and not has_cjk(w)}
+        kept = (w for w in _marks(plain) if not any(ch.isdigit() for ch in w) and not has_cjk(w))
+        out |= {w for w in kept if w in _MAKES or not topics_of(w)}
     return out
+
+
+_MAKES = frozenset(MAKES.split())  # a topic's cue that is also its value: "sold the civic" ends the civic

@@ -26,6 +26,7 @@ from memscribe.read.topics import MULTI_TOPICS, topics_of
 from memscribe.write.lite.cues import changes, ends, hypothetical, temporary
 from memscribe.write.lite.ledger import Ledger, Pending
 from memscribe.write.lite.levels import ladder_steps, stepped_past
+from memscribe.write.lite.lexicon import words
 from memscribe.write.lite.linked import changed_topics, stated_topics
 from memscribe.write.lite.matching import content_tokens, stem
 from memscribe.write.lite.phrases import believed_values
@@ -86,6 +87,23 @@ def _remeasured(new: dict[str, str], old_text: str) -> bool:
     return any(unit in old and old[unit] != number for unit, number in new.items())
 
 
+# Words that say when or how a change came, never what it changed to ("first week in the new house").
+_NO_VALUE = frozenset(stem(w) for w in words("""new newly first week weeks day days month months year years weekend
+    today tonight officially finally already still really now just so very all done moved move switched started"""))
+
+
+def _says_more(said: str, older: str, topics: set[str]) -> bool:
+    """Whether the sentences of ``said`` on ``topics`` hold a word that ``older`` does not, beyond the words of
+    time and change: a statement that only refers back to the value ("the new house") replaces nothing."""
+    on_topic = [c for c in re.split(r"(?<=[.!?])\s+|\s+and\s+|,\s*", said) if topics_of(c) & topics] or [said]
+    names = " ".join(m.group(0) for m in _NAME.finditer(said))  # "the move is DONE. Prenzlauer Berg is so quiet"
+    new = content_tokens(" ".join([*on_topic, names])) - content_tokens(older) - _NO_VALUE
+    return bool(new)
+
+
+_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+(?:\s[A-Z][a-z]+)*")
+
+
 def _on_topics(topics: set[str] | None) -> Callable[[str], bool] | None:
     """Which clauses of an older statement a change on ``topics`` is about (None: all of them)."""
     if not topics:
@@ -140,6 +158,8 @@ class TopicReplacer:
                 shared: set[str] = set()  # what ended stays ended: "lost my job at the depot" is still so
             else:
                 shared = _topics(record.metadata) & single & stated_topics(record.text)
+                if shared and not _says_more(said, record.text, shared):
+                    shared = set()  # "first week in the new house" after "we own a house in oakland": no new value
             if not shared and _topics(record.metadata) & multi and words & content_tokens(record.text):
                 shared = _topics(record.metadata) & multi
             if not shared and (measures := _measures(said)) and _remeasured(measures, record.text):
