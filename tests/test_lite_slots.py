@@ -150,3 +150,30 @@ def test_endings(text: str, slot: str, value: str) -> None:
 def test_plan_values_drop_times_and_determiners() -> None:
     assert plan_value("adopt a dog from the shelter next month") == "adopt dog from shelter"
     assert first_verb("have finally adopted a dog") == "adopted"
+
+
+def test_working_for_oneself_is_an_employer_and_a_client_is_not() -> None:
+    assert ("user/employer", "self-employed", "state") in facts("I went freelance in May")
+    assert ("user/employer", "self-employed", "state") in facts("I'm going freelance for a while")
+    assert ("user/employer", "self-employed", "state") in facts("I'm self-employed now")
+    assert not any(slot == "user/employer" for slot, _, _ in facts("I'm freelancing for Nike this month"))
+
+
+def test_a_notice_handed_in_without_an_i_ends_the_job() -> None:
+    from test_lite_support import ListCandidates, at, say
+
+    from memscribe.core.records import OpKind
+
+    store = ListCandidates()
+    say(store, "I'm an analyst at Deloitte", at(2022, 3, 1))
+    ops = say(store, "handed in my notice today. going freelance for a while, two clients lined up", at(2022, 11, 20))
+    employer = [op for op in ops if op.draft is not None and op.draft.slot == "user/employer"]
+    # One memory for the statement: the new value supersedes the old, with no ending written beside it.
+    assert [(op.kind, op.draft.value) for op in employer if op.draft] == [(OpKind.SUPERSEDE, "self-employed")]
+    assert len({op.draft.text for op in ops if op.draft is not None and op.kind is not OpKind.UPDATE}) == len(
+        [op for op in ops if op.draft is not None and op.kind is not OpKind.UPDATE]
+    )
+    store2 = ListCandidates()
+    say(store2, "I'm an analyst at Deloitte", at(2022, 3, 1))
+    ended = say(store2, "handed in my notice on friday, exhausted", at(2022, 11, 20))
+    assert any(op.kind is OpKind.SUPERSEDE and "ended" in op.reason for op in ended)

@@ -77,7 +77,9 @@ JOB_HEADS = words(
     admin founder ceo cto cfo coo vp entrepreneur freelancer contractor marketer recruiter paramedic
     midwife caregiver nanny coach trainer instructor principal pastor priest rabbi imam farmer gardener
     translator interpreter scientist biologist chemist physicist mathematician statistician sysadmin
-    devops sre tester qa lead specialist coordinator supervisor owner"""
+    devops sre tester qa lead specialist coordinator supervisor owner auditor physio physiotherapist dietitian
+    nutritionist optometrist radiographer hygienist surveyor underwriter actuary strategist producer animator
+    illustrator copywriter"""
 )
 
 CONDITIONS = words(

@@ -25,6 +25,7 @@ from memscribe.write.lite.values import (
     value_place,
     value_school,
     value_school_name,
+    value_self_employed,
     value_thing,
 )
 
@@ -293,11 +294,17 @@ STATE_RULES: tuple[Rule, ...] = (
     # favourites with no category said ("nothing beats ramen for me"): the category is resolved later
     _rule("favorite", r"{AUX}(?:love|loves|adore|adores) (?P<v>[^,.;!?]{1,30}?) more than anything", single=S),
     _rule("favorite", r"{AUX}(?:obsessed with|fallen for)\s+(?P<v>" + _NP + ")", single=S, past_ok=True),
+    # working for oneself is an employer too: "going freelance for a while", "I'm self-employed now"
+    _rule("employer", r"{AUX}(?:(?:going|gone|went|turned|working|work|a)\s+)?(?P<v>freelance|freelancing"
+          r"|self-employed|sole trader|working for myself)\b(?!\s+(?:for|at|with)\s+" + _CAP + ")",
+          value_self_employed, single=S, past_ok=True),
     # endings: the statement closes a value
     _rule("employer", r"{AUX}(?:quit|left|lost|resigned from)\s+(?:my\s+)?(?:job|position|role)"
           r"(?:\s+(?:at|with)\s+(?P<v>" + _NP + "))?", single=S, past_ok=True, ends=True),
     _rule("employer", r"{AUX}(?:quit|left|resigned from|got laid off from|was laid off from|got fired from)"
           r"\s+(?P<v>" + _CAP + _NP + ")", single=S, past_ok=True, ends=True),
+    _rule("employer", r"{AUX}(?:handed in|gave|put in)\s+(?:my|the)\s+notice(?:\s+(?:at|to)\s+(?P<v>" + _CAP + _NP
+          + "))?", single=S, past_ok=True, ends=True),
     _rule("partner", r"{AUX}(?:broke up|split up|separated|divorced)(?:\s+(?:with|from)\s+(?P<v>" + _NAME
           + "))?", value_name, single=S, past_ok=True, ends=True),
     _rule("pets", r"my (?P<v>" + _PET + r")(?:\s+" + _NAME + r")?\s+(?:died|passed away|passed"

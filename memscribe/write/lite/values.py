@@ -21,6 +21,7 @@ __all__ = [
     "value_place",
     "value_school",
     "value_school_name",
+    "value_self_employed",
     "value_thing",
 ]
 
@@ -83,6 +84,11 @@ def value_place(raw: str) -> str | None:
 def value_thing(raw: str) -> str | None:
     """A short noun phrase (a vehicle, a favourite, an allergy)."""
     return clean_phrase(raw, max_words=5)
+
+
+def value_self_employed(raw: str) -> str | None:
+    """Working for oneself, however said ("freelance", "sole trader"): one value, so that a later job replaces it."""
+    return "self-employed"
 
 
 def value_employer(raw: str) -> str | None:

@@ -322,8 +322,10 @@ class _EpisodeRun:
         reading = replace(lead, text=current, facts=facts, during_stay=stay)
         indices = tuple(sorted({s.message_index for s, _, _ in kept}))
         produced: list[Pending] = []
+        # "handed in my notice. going freelance": the new value replaces the old one; no ending beside it.
+        states = {f.slot for f in facts if f.kind is FactKind.STATE}
         for fact in facts:
-            if fact is primary or fact.kind is FactKind.END:
+            if fact is primary or (fact.kind is FactKind.END and fact.slot not in states):
                 draft = replace(self._draft(reading, st, fact), message_indices=indices)
                 if current != memory:
                     draft = replace(draft, metadata={**draft.metadata, "said": memory})
