@@ -15,7 +15,7 @@ both candidate lists. Three preferences reorder the fused pool, each a multiplie
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import NamedTuple
@@ -204,10 +204,11 @@ def rerank_hits(
 
 
 def _recency(times: Mapping[str, datetime]) -> dict[str, float]:
-    """Each memory's place from oldest to newest, in (0, 1]: memories said at the same time share the newer
-    place (two statements of one message are equally recent, whichever ranked first)."""
+    """Each memory's place from oldest to newest, in (0, 1]: memories said at the same time share the middle of
+    their places (two statements of one message are equally recent, whichever ranked first)."""
     ordered = sorted(times.values())
-    return {vid: bisect_right(ordered, when) / len(ordered) for vid, when in times.items()}
+    n = len(ordered)
+    return {vid: (bisect_left(ordered, when) + bisect_right(ordered, when) + 1) / 2 / n for vid, when in times.items()}
 
 
 def said_at(record: MemoryRecord) -> datetime:
