@@ -75,6 +75,13 @@ def test_the_older_routine_keeps_its_other_activities() -> None:
     current = _current(store)
     assert "my week: swimming fridays, and saturday is for the allotment." in current
     assert not any("mondays" in t for t in current)
+    # The next version is on the topics of what it still says, not of the activity that moved out of it.
+    said = "my week: pottery class on mondays, physio on fridays, and saturday is for the allotment."
+    store = ListCandidates()
+    say(store, said, at(2024, 1, 2))
+    ops = say(store, "so much going on: pottery moved to tuesdays since the studio is booked", at(2024, 2, 2))
+    kept = next(op.draft for op in ops if op.kind is OpKind.UPDATE and op.draft)
+    assert "hobby" not in kept.metadata["topics"] and kept.metadata["said"] == said
 
 
 def test_what_was_only_believed_is_corrected_by_what_follows_but() -> None:

@@ -198,9 +198,8 @@ class TopicReplacer:
                     self._close(entry, record, start, at, speaker, [f"the day of {activity}"])
                 elif rest is not None:
                     said_first = record.metadata.get("said", record.text)
-                    revised = draft_from_record(
-                        record, text=rest, metadata={**dict(record.metadata), "said": said_first}
-                    )
+                    metadata = {**dict(record.metadata), "said": said_first, "topics": sorted(topics_of(rest))}
+                    revised = draft_from_record(record, text=rest, metadata=metadata)
                     reason = f"'{activity}' moved to {day}: its old day left out of the older statement"
                     self.ledger.propose(Operation(OpKind.UPDATE, reason, revised, record.id, (record.id,)), at, speaker)
                 if rest is not None:
