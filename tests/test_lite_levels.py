@@ -29,6 +29,17 @@ def test_a_new_exam_level_closes_the_older_one_without_a_change_cue() -> None:
     assert not any("N4" in t for t in current)
 
 
+def test_a_level_typed_in_lowercase_counts_where_its_ladder_is_named() -> None:
+    assert ladder_steps("passed jlpt n4!! next is n3") == {"jlpt": frozenset({"4", "3"})}
+    assert ladder_steps("my german is a2, I need b1") == {"cefr": frozenset({"A2", "B1"})}
+    assert ladder_steps("a1 sauce on everything, the n1 bus was late") == {}
+    assert ladder_steps("n3 results came in", context="passed jlpt n4") == {"jlpt": frozenset({"3"})}
+    store = ListCandidates()
+    say(store, "passed jlpt n4!! next is n3 in december, kanji here I come", at(2023, 7, 10))
+    say(store, "n3 results came in, passed 🎌", at(2024, 1, 25))
+    assert not any("n4" in t for t in _current(store))
+
+
 def test_a_new_year_of_study_closes_the_older_year_and_keeps_other_ladders() -> None:
     store = ListCandidates()
     say(store, "2nd year nursing student at Temple and clinicals are eating my life.", at(2023, 2, 10))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["ladder_steps", "stepped_past"]
+__all__ = ["ladder_steps", "stepped_past", "steps_beside"]
 
 _ORDINALS = {"first": "1", "second": "2", "third": "3", "fourth": "4", "fifth": "5", "sixth": "6",
              "seventh": "7", "eighth": "8", "ninth": "9", "tenth": "10", "eleventh": "11", "twelfth": "12"}  # fmt: skip
@@ -27,17 +27,36 @@ _LADDERS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 
-def ladder_steps(text: str) -> dict[str, frozenset[str]]:
-    """Ladder → the steps ``text`` names on it ("2nd year nursing student" → {"year": {"2"}})."""
+# A level typed in lowercase ("passed jlpt n4", "my german is a2") counts where its ladder is named.
+_LOWERCASE: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
+    ("jlpt", re.compile(r"\bjlpt\b|日本語能力試験", re.IGNORECASE), re.compile(r"\bn([1-5])\b")),
+    ("cefr", re.compile(r"\b(?:cefr|level|german|english|french|spanish|italian|portuguese|dutch|swedish|polish"
+                        r"|russian|arabic|korean|japanese|chinese|mandarin|greek|turkish)\b", re.IGNORECASE),
+     re.compile(r"\b([abc][12])\b")),
+)  # fmt: skip
+
+
+def ladder_steps(text: str, context: str = "") -> dict[str, frozenset[str]]:
+    """Ladder → the steps ``text`` names on it ("2nd year nursing student" → {"year": {"2"}}); a level typed in
+    lowercase counts where ``text`` or its ``context`` (an older statement) names its ladder ("n3 results came
+    in, passed" after "passed jlpt n4")."""
     found: dict[str, set[str]] = {}
+    for ladder, named, lowercase in _LOWERCASE:
+        if named.search(text) or named.search(context):
+            found.setdefault(ladder, set()).update(m.group(1).upper() for m in lowercase.finditer(text))
     for ladder, pattern in _LADDERS:
         for match in pattern.finditer(text):
             value = next(g for g in match.groups() if g)
             found.setdefault(ladder, set()).add(_ORDINALS.get(value.lower(), value.upper()))
-    return {ladder: frozenset(steps) for ladder, steps in found.items()}
+    return {ladder: frozenset(steps) for ladder, steps in found.items() if steps}
 
 
 def stepped_past(new: dict[str, frozenset[str]], old_text: str) -> list[str]:
     """The ladders on which ``old_text`` names a step that ``new`` (a newer statement's steps) leaves behind."""
     old = ladder_steps(old_text)
     return [ladder for ladder, steps in new.items() if old.get(ladder, frozenset()) - steps]
+
+
+def steps_beside(text: str, old_text: str) -> dict[str, frozenset[str]]:
+    """The steps of ``text`` read beside an older statement, which may name the ladder ``text`` does not."""
+    return ladder_steps(text, context=old_text)

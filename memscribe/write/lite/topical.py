@@ -20,12 +20,13 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
+from functools import partial
 
 from memscribe.core.records import MemoryDraft, MemoryRecord, Operation, OpKind, Owner
 from memscribe.read.topics import MULTI_TOPICS, topics_of
 from memscribe.write.lite.cues import changes, ends, hypothetical, temporary
 from memscribe.write.lite.ledger import Ledger, Pending
-from memscribe.write.lite.levels import ladder_steps, stepped_past
+from memscribe.write.lite.levels import ladder_steps, stepped_past, steps_beside
 from memscribe.write.lite.lexicon import words
 from memscribe.write.lite.linked import changed_topics, stated_topics
 from memscribe.write.lite.matching import content_tokens, stem
@@ -104,6 +105,10 @@ def _says_more(said: str, older: str, topics: set[str]) -> bool:
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+(?:\s[A-Z][a-z]+)*")
 
 
+def _steps_past(steps: dict[str, frozenset[str]], clause: str) -> bool:
+    return bool(stepped_past(steps, clause))
+
+
 def _on_topics(topics: set[str] | None) -> Callable[[str], bool] | None:
     """Which clauses of an older statement a change on ``topics`` is about (None: all of them)."""
     if not topics:
@@ -174,13 +179,13 @@ class TopicReplacer:
     def _step_up(self, entry: Pending, draft: MemoryDraft, said: str, at: datetime, speaker: str) -> None:
         """A newer step on a ladder ("3rd year starts today" after "2nd year nursing student") closes the older
         statements of the subject that name a step it leaves behind."""
-        steps = ladder_steps(said)
-        if not steps:
+        if not ladder_steps(said, context=" ".join(r.text for r in self._candidates(draft))):
             return
         start = draft.valid_from or at
         for record in self._candidates(draft):
-            if self._comparable(record, draft, start) and (ladders := stepped_past(steps, record.text)):
-                self._close(entry, record, start, at, speaker, ladders, lambda c: bool(stepped_past(steps, c)))
+            steps = steps_beside(said, record.text)
+            if steps and self._comparable(record, draft, start) and (ladders := stepped_past(steps, record.text)):
+                self._close(entry, record, start, at, speaker, ladders, partial(_steps_past, steps))
 
     def _reschedule(self, entry: Pending, draft: MemoryDraft, said: str, at: datetime, speaker: str) -> None:
         """An activity moved to another weekday ("pottery moved to wednesdays") leaves the older statements of the
