@@ -180,3 +180,24 @@ def test_conjugation() -> None:
         "moved",
         "can",
     ]
+
+
+def test_a_contraction_typed_without_its_apostrophe_gets_it_back() -> None:
+    from memscribe.write.lite.segment import normalise_chat
+
+    said = "Im honestly thinking, i didnt know, Shes fine, theyre here, weve moved, DIDNT, dont worry"
+    assert normalise_chat(said) == (
+        "I'm honestly thinking, I didn't know, She's fine, they're here, we've moved, DIDN'T, don't worry"
+    )
+    # Words spelt like a contraction stay: "its", "cant", "were" after its subject or asking.
+    assert normalise_chat("its fine, cant say, they were in Paris. Were you there?") == (
+        "its fine, cant say, they were in Paris. Were you there?"
+    )
+    assert normalise_chat("left South San Francisco — were in Cambridge now") == (
+        "left South San Francisco — we're in Cambridge now"
+    )
+
+
+def test_without_apostrophes_the_clause_after_but_is_still_its_own() -> None:
+    ep = episode(("user", "I live in Berlin but Im honestly thinking about moving to Lisbon"))
+    assert [s.text for s in segment_episode(ep)] == ["I live in Berlin", "I'm honestly thinking about moving to Lisbon"]

@@ -203,10 +203,34 @@ def without_vocative(sentence: str, names: tuple[str, ...]) -> str:
     return out[0].upper() + out[1:] if out[:1].islower() and sentence[:1].isupper() else out
 
 
+# Contractions typed without their apostrophe that spell no other word ("its", "were", "cant", "ill" do).
+_BARE = lazy(
+    r"\b(?:(i)(m|ve)|(did|does|do|is|are|was|were|has|have|had|could|would|should)(nt)|(she|he|that|what)(s)"
+    r"|(they|you)(re)|(we|they|you)(ve))\b",
+    re.IGNORECASE,
+)
+
+
+# "were" opening a clause, before what "we're" leads to: "— were in Cambridge now", "were planning a wedding".
+_WERE = lazy(
+    r"(?:^|(?<=[.!?,;:—–-] ))(w)ere(?= (?:\w+ing|in|at|now|still|finally|so|back|here|done|officially|all|both"
+    r"|not|moving|engaged|married|expecting)\b)",
+    re.IGNORECASE,
+)
+
+
+def _apostrophe(match: re.Match[str]) -> str:
+    head, tail = [g for g in match.groups() if g is not None]
+    if head.lower() == "i":
+        head = "I"
+    return f"{head}{tail[0]}'{tail[1:]}" if tail.lower() == "nt" else f"{head}'{tail}"
+
+
 def normalise_chat(text: str) -> str:
-    """Typographic quotes to ASCII and a lone lower-case "i" to "I": chat input is rarely tidy."""
+    """Typographic quotes to ASCII, a lone lower-case "i" to "I" and a contraction's lost apostrophe back ("Im" →
+    "I'm", "didnt" → "didn't"): chat input is rarely tidy."""
     text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
-    return _LOWER_I.sub("I", text)
+    return _WERE.sub(r"\1e're", _BARE.sub(_apostrophe, _LOWER_I.sub("I", text)))
 
 
 def segment_episode(episode: Episode) -> Iterator[Statement]:
