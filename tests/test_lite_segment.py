@@ -201,3 +201,14 @@ def test_a_contraction_typed_without_its_apostrophe_gets_it_back() -> None:
 def test_without_apostrophes_the_clause_after_but_is_still_its_own() -> None:
     ep = episode(("user", "I live in Berlin but Im honestly thinking about moving to Lisbon"))
     assert [s.text for s in segment_episode(ep)] == ["I live in Berlin", "I'm honestly thinking about moving to Lisbon"]
+
+
+def test_a_relatives_name_typed_in_lowercase_gets_its_capital() -> None:
+    from memscribe.write.lite.segment import normalise_chat
+
+    assert normalise_chat("my boyfriend jake and I are going") == "my boyfriend Jake and I are going"
+    assert normalise_chat("my son finn (4) goes to daycare") == "my son Finn (4) goes to daycare"
+    assert normalise_chat("my best friend laia is moving") == "my best friend Laia is moving"
+    # No name: a word that is not one, or no person's doing after it.
+    for said in ("my son really likes it", "my mom always said so", "my sister is great", "my dad and I went"):
+        assert normalise_chat(said) == said

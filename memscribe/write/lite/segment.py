@@ -20,11 +20,12 @@ from functools import lru_cache
 
 from memscribe.core.clock import ensure_utc
 from memscribe.core.records import Episode, Message, Owner
+from memscribe.core.text import STOPWORDS
 from memscribe.read.topics import MULTI_TOPICS, topics_of
 from memscribe.write.lite.cues import changes, ends
 from memscribe.write.lite.language import someone_else
 from memscribe.write.lite.lazy import lazy
-from memscribe.write.lite.lexicon import words
+from memscribe.write.lite.lexicon import NOT_NAMES, RELATIONS, words
 
 __all__ = ["Speaker", "Statement", "Unit", "forget_names", "group_units", "segment_episode", "split_sentences"]
 
@@ -226,11 +227,32 @@ def _apostrophe(match: re.Match[str]) -> str:
     return f"{head}{tail[0]}'{tail[1:]}" if tail.lower() == "nt" else f"{head}'{tail}"
 
 
+# A name typed in lowercase right after the relation it names, before what a person does: "my boyfriend jake and
+# I", "my son theo just started", "my son finn (4) goes". A word that is no name ("my son really likes") is not.
+_RELATED_NAME = lazy(
+    r"(?<![\w'])(?:my|our)\s+(?:(?:older|younger|little|big|baby|best|twin|new)\s+)?(?:"
+    + "|".join(sorted((re.escape(r) for r in RELATIONS), key=len, reverse=True))
+    + r")\s+(?-i:([a-z]{2,15}))\b(?=\s*\(|,?\s+(?:and (?:I|me)\b|is|was|has|had|just|lives|works|moved|started"
+    r"|goes|got|turned|loves|wants|said|told|will|would|finally|also|still|who)\b)",
+    re.IGNORECASE,
+)
+_NOT_A_NAME = frozenset(NOT_NAMES | STOPWORDS | words("really always never often usually sometimes ever too again"))
+
+
+def _capital_name(match: re.Match[str]) -> str:
+    name = match.group(1)
+    if name in _NOT_A_NAME or name.endswith(("ly", "ing", "ed")):
+        return match.group(0)
+    return match.group(0)[: match.start(1) - match.start(0)] + name.capitalize()
+
+
 def normalise_chat(text: str) -> str:
-    """Typographic quotes to ASCII, a lone lower-case "i" to "I" and a contraction's lost apostrophe back ("Im" →
-    "I'm", "didnt" → "didn't"): chat input is rarely tidy."""
+    """Typographic quotes to ASCII, a lone lower-case "i" to "I", a contraction's lost apostrophe back ("Im" →
+    "I'm", "didnt" → "didn't") and a relative's name its capital ("my boyfriend jake and I"): chat input is
+    rarely tidy."""
     text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
-    return _WERE.sub(r"\1e're", _BARE.sub(_apostrophe, _LOWER_I.sub("I", text)))
+    text = _WERE.sub(r"\1e're", _BARE.sub(_apostrophe, _LOWER_I.sub("I", text)))
+    return _RELATED_NAME.sub(_capital_name, text)
 
 
 def segment_episode(episode: Episode) -> Iterator[Statement]:
