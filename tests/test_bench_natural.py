@@ -115,3 +115,28 @@ def test_cli_trace_prints_failing_probes(tmp_path: Path) -> None:
     # raw keeps every message, so the old employer still answers first: a stale probe, listed with its operations
     assert "--- raw STALE d001-employer after e1" in out.output
     assert "expect ['Vandelay']" in out.output and "e0 ADD: quick one before standup" in out.output
+
+
+def test_variants_retype_only_the_peoples_messages(tmp_path: Path) -> None:
+    from memscribe.bench.variants import VARIANTS, typed_as
+
+    said = "I'm in Lisbon now. Loving it! 🎉 we didn't plan this"
+    assert VARIANTS["lowercase"](said) == "i'm in lisbon now. loving it! 🎉 we didn't plan this"
+    assert VARIANTS["no-apostrophes"](said) == "Im in Lisbon now. Loving it! 🎉 we didnt plan this"
+    assert VARIANTS["run-on"](said) == "I'm in Lisbon now Loving it 🎉 we didn't plan this"
+    assert VARIANTS["no-emoji"](said) == "I'm in Lisbon now. Loving it!  we didn't plan this"
+    scenarios = load_natural(FIXTURE)
+    retyped = typed_as(scenarios, "lowercase")
+    for before, after in zip(scenarios, retyped, strict=True):
+        assert after.probes == before.probes
+        for (_, old), (_, new) in zip(before.episodes, after.episodes, strict=True):
+            for o, n in zip(old, new, strict=True):
+                assert n["content"] == (o["content"].lower() if o["role"] == "user" else o["content"])
+    with pytest.raises(InvalidInput, match="variant"):
+        typed_as(scenarios, "shouting")
+    out = tmp_path / "v.json"
+    args = ["bench", "natural", "--data", str(FIXTURE), "--writer", "lite", "--embedder", "hash",
+            "--variant", "no-apostrophes", "-o", str(out)]  # fmt: skip
+    done = CliRunner().invoke(cli, args)
+    assert done.exit_code == 0, done.output
+    assert json.loads(out.read_text(encoding="utf-8"))["runs"][0]["variant"] == "no-apostrophes"

@@ -39,6 +39,7 @@ from memscribe.bench.harness import (
     result_rows,
     row_text,
 )
+from memscribe.bench.variants import VARIANTS, typed_as
 from memscribe.errors import InvalidInput
 
 __all__ = [
@@ -242,12 +243,14 @@ def run_natural(
     progress: Callable[[int, int], None] | None = None,
     scenarios_subset: str = "all",
     trace: bool = False,
+    variant: str = "as-written",
 ) -> dict[str, Any]:
-    """Run the scenarios of ``data`` (all, or the even/odd half) through one fresh store of ``writer``.
+    """Run the scenarios of ``data`` (all, or the even/odd half) through one fresh store of ``writer``, the
+    people's messages typed as ``variant`` says (:mod:`memscribe.bench.variants`).
 
     With ``trace`` each failure also lists the top five texts and every operation of its scenario so far.
     """
-    scenarios = select_scenarios(load_natural(data), scenarios_subset)
+    scenarios = typed_as(select_scenarios(load_natural(data), scenarios_subset), variant)
     store = fresh_store_dir(Path(workdir), f"natural-{writer}")
     memory = make_memory(writer, store)
     clock, tally = RunClock(), _Tally(trace)
@@ -263,6 +266,7 @@ def run_natural(
         "writer": writer,
         "data": str(data),
         "scenarios": scenarios_subset,
+        "variant": variant,
         "counts": {"scenarios": len(scenarios), "probes": sum(len(s.probes) for s in scenarios)},
         "metrics": tally.table("all").get("", {}),
         "by_family": tally.table("family:"),
@@ -333,7 +337,11 @@ def _factory(writer: str, embedder: str, clock: Any) -> MemoryFactory:
 @click.option("--scenarios", "subset", type=click.Choice(["all", "even", "odd"]), default="all", show_default=True,
               help="All scenarios, or the even/odd half by position in the file.")  # fmt: skip
 @click.option("--trace", is_flag=True, help="Print each failing probe with its top five and the operations so far.")
-def command(data_path: Path, writers: str, embedder: str, output: Path | None, subset: str, trace: bool) -> None:
+@click.option("--variant", type=click.Choice(list(VARIANTS)), default="as-written", show_default=True,
+              help="The people's messages typed another way: lower case, no apostrophes, sentences run on, no emoji.")
+def command(
+    data_path: Path, writers: str, embedder: str, output: Path | None, subset: str, trace: bool, variant: str
+) -> None:
     """Natural update scenarios (JSONL): current value at top-1, stale@1, per family and language."""
     import tempfile
 
@@ -352,7 +360,10 @@ def command(data_path: Path, writers: str, embedder: str, output: Path | None, s
             clock = FrozenClock()
             factory = _factory(name, embedder, clock)
             results.append(
-                run_natural(factory, name, data_path, work, sim_clock=clock, scenarios_subset=subset, trace=trace)
+                run_natural(
+                    factory, name, data_path, work, sim_clock=clock, scenarios_subset=subset, trace=trace,
+                    variant=variant,
+                )
             )
     if trace:
         for result in results:
