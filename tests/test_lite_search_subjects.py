@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
 from memscribe import Memory
 from memscribe.read.search import about_subjects
 
@@ -37,16 +39,31 @@ def test_a_first_person_query_ranks_the_users_memory_over_a_friends(tmp_path: Pa
     memory.close()
 
 
-def test_a_question_about_a_wife_finds_the_fiancee_named_before_the_wedding(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("said", "question", "answer"),
+    [
+        # A wife still called the fiancée she was when her name was said.
+        (["engaged since christmas! my fiancée Charlotte wants a ceilidh at the reception",
+          "we're married!!! it rained all day and nobody cared",
+          "married life update: we still argue over whose turn to wash up"],
+         "What is the name of Hugh's wife?", "Charlotte"),
+        # A person the user only mentions is who a question naming them is about.
+        (["I'm a senior analyst on the pricing team at Best Buy HQ.",
+          "my coworker priyanka got promoted to director, so now she's my skip-level",
+          "I'm still a senior analyst, my promo cycle is spring"],
+         "What is Priyanka's role?", "director"),
+    ],
+    ids=["fiancee-then-wife", "mentioned-person"],
+)  # fmt: skip
+def test_a_question_reaches_who_it_names_under_the_words_the_user_used(
+    tmp_path: Path, said: list[str], question: str, answer: str
+) -> None:
     memory = Memory(tmp_path / "store.db", writer="lite", embedder="hash")
-    said = ["engaged since christmas! my fiancée Charlotte wants a ceilidh at the reception",
-            "we're married!!! it rained all day and nobody cared",
-            "married life update: we still argue over whose turn to wash up"]  # fmt: skip
-    for day, text in enumerate(said, start=1):
-        when = datetime(2023, day, 3, 12, tzinfo=UTC)
+    for month, text in enumerate(said, start=1):
+        when = datetime(2023, month, 3, 12, tzinfo=UTC)
         memory.add([{"role": "user", "content": text}], user_id="u", timestamp=when)
-    found = memory.search("What is the name of Hugh's wife?", user_id="u", limit=3)["results"]
-    assert "Charlotte" in found[0]["memory"]
+    found = memory.search(question, user_id="u", limit=3)["results"]
+    assert answer in found[0]["memory"]
     memory.close()
 
 
@@ -55,19 +72,6 @@ def test_partner_and_child_words_bring_their_other_names() -> None:
 
     assert with_aliases(["name", "wife"]) == ["name", "wife", "fiancée", "fiancee", "spouse", "partner", "girlfriend"]
     assert "boy" in with_aliases(["son"]) and with_aliases(["garden"]) == ["garden"]
-
-
-def test_a_person_the_user_only_mentions_is_who_a_question_naming_them_is_about(tmp_path: Path) -> None:
-    memory = Memory(tmp_path / "store.db", writer="lite", embedder="hash")
-    said = ["I'm a senior analyst on the pricing team at Best Buy HQ.",
-            "my coworker priyanka got promoted to director, so now she's my skip-level",
-            "I'm still a senior analyst, my promo cycle is spring"]  # fmt: skip
-    for day, text in enumerate(said, start=1):
-        when = datetime(2023, day, 3, 12, tzinfo=UTC)
-        memory.add([{"role": "user", "content": text}], user_id="u", timestamp=when)
-    found = memory.search("What is Priyanka's role?", user_id="u", limit=3)["results"]
-    assert "director" in found[0]["memory"]
-    memory.close()
 
 
 def test_a_possessive_query_word_also_finds_the_bare_name() -> None:
