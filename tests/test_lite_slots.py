@@ -177,3 +177,8 @@ def test_a_notice_handed_in_without_an_i_ends_the_job() -> None:
     say(store2, "I'm an analyst at Deloitte", at(2022, 3, 1))
     ended = say(store2, "handed in my notice on friday, exhausted", at(2022, 11, 20))
     assert any(op.kind is OpKind.SUPERSEDE and "ended" in op.reason for op in ended)
+
+
+def test_a_place_one_has_been_since_a_weekday_is_no_employer() -> None:
+    assert not any(slot == "user/employer" for slot, _, _ in facts("I've been at St. Luke's since thursday"))
+    assert ("user/employer", "google", "state") in facts("I've been at Google since 2019")

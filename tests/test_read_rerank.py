@@ -137,7 +137,8 @@ def test_which_day_wants_a_day_of_the_week() -> None:
     [("charging the Tesla at work is free", "vehicle"), ("sold the corolla to my neighbour's kid", "vehicle"),
      ("What is Megan's marital status?", "relationship"), ("we brought her home from the shelter", "pet"),
      ("Kabir is here! a boy, sorry anika", "children"), ("it's a girl!!", "children"),
-     ("sold the civic for $4k", "vehicle"), ("charging the model 3 at work is free", "vehicle")],
+     ("sold the civic for $4k", "vehicle"), ("charging the model 3 at work is free", "vehicle"),
+     ("home from the hospital finally, stitches itch", "health"), ("emergency appendectomy on thursday", "health")],
 )  # fmt: skip
 def test_more_words_name_their_topic(text: str, topic: str) -> None:
     from memscribe.read.topics import topics_of
@@ -189,3 +190,15 @@ def test_what_ended_ranks_below_what_was_said_on_its_topic_since() -> None:
     # Asked about what ended, or with nothing said since, the ending is the answer.
     assert _first("What car did Lars sell?", [(sold, 0.5), (newer, 0.3)]) == sold.version_id
     assert _first("What car does Lars drive?", [(sold, 0.5)]) == sold.version_id
+
+
+def test_a_stay_says_nothing_of_home_but_is_still_on_its_other_topics() -> None:
+    # "dentist moved to the 14th, my cousin is visiting the weekend after, and pottery moved to wednesdays" is
+    # tagged temporary for the visit; it still answers when pottery is.
+    week = record("my week: climbing thursdays, and sunday is my do-nothing day", valid_from=at(2023, 1, 5))
+    dump = replace(record("life admin: my cousin is visiting the weekend after, and pottery moved to wednesdays",
+                          valid_from=at(2023, 3, 1)), tags=("temporary",))  # fmt: skip
+    assert _first("Which day is Zoe's pottery class?", [(dump, 0.5), (week, 0.3)]) == dump.version_id
+    home = record("I'm in Stoneybatter, any cosy pubs nearby?", valid_from=at(2023, 1, 1))
+    stay = replace(record("renting an airbnb in Ribeira this quarter", valid_from=at(2023, 4, 1)), tags=("temporary",))
+    assert _first("Where do I live?", [(stay, 0.5), (home, 0.35)]) == home.version_id

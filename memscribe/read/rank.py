@@ -28,6 +28,7 @@ __all__ = ["rerank_hits", "said_at"]
 
 _TOPIC = 1.6
 _RECENT = 0.6  # among memories on the query's topic
+_STAYED = frozenset({"home"})  # the topics a stay says nothing of, unless asked about stays
 _RECENT_ANY = 0.08  # among all candidates: a tie goes to the newer statement
 _DATED = 1.5  # "When did ...?" prefers a memory that holds a date
 _TYPED = 1.4  # "How much ...?" a number, "Which company ...?" a name
@@ -172,8 +173,10 @@ def rerank_hits(
                    _ASKS_ENDED.search(query) is not None, _asks_for(query))  # fmt: skip
     traits = {vid: traits_of(records[vid]) for vid, _ in fused if vid in records}
     topics = {vid: _topics(records[vid], found) for vid, found in traits.items()}
-    # A stay is on no topic unless the query asks about stays: "renting an airbnb in Ribeira" says nothing of home.
-    passing = set() if asked.temporary else {vid for vid, _ in fused if _passing(records.get(vid))}
+    # A stay says nothing of home unless the query asks about stays ("renting an airbnb in Ribeira"); it is still on
+    # its other topics ("been at St. Luke's since thursday, emergency appendectomy" is a health event).
+    away = asked.temporary or not wanted & _STAYED
+    passing = set() if away else {vid for vid, _ in fused if _passing(records.get(vid))}
     on_topic = [vid for vid, _ in fused if vid in records and vid not in passing and wanted & topics[vid]]
     # The newest statement on the topic is preferred among those about whom the query asks: a sister's move
     # is newer than the user's, and says nothing about where the user lives now.

@@ -94,6 +94,11 @@ def _digits(raw: str) -> str | None:
     return re.sub(r"\D", "", raw) or None
 
 
+# "been at St. Luke's since thursday": a place one has been since a day of this week is a visit, not a job.
+_SHORT_SPAN = (
+    r"since\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|yesterday|last night|this morning"
+    r"|today|the weekend)\b"
+)
 # Single-valued (S) attributes hold one current value; multi-valued (M) ones accumulate.
 S, M = True, False
 _CAP = "(?-i:[A-Z])"  # a proper noun must start here: "joined Google", not "joined a gym"
@@ -246,7 +251,7 @@ STATE_RULES: tuple[Rule, ...] = (
     _rule("employer", r"{AUX}(?:switched|changed) jobs,? and (?:am|is|are) (?:now )?(?:at|with)\s+(?P<v>" + _CAP
           + _NP + ")", value_employer, single=S, past_ok=True),
     _rule("employer", r"{AUX}been (?:at|with)\s+(?P<v>" + _CAP + r"[\w&.'-]*(?:\s+" + _CAP + r"[\w&.'-]*)?)"
-          r"\s+(?=for\b|since\b)", value_employer, single=S),
+          r"\s+(?=for\b|since\b)(?!" + _SHORT_SPAN + ")", value_employer, single=S),
     _rule("employer", r"my (?:current |new )?employer is\s+(?P<v>" + _CAP + _NP + ")", value_employer, single=S),
     _rule("job_title", r"{AUX}(?:switched careers|changed careers|retrained)(?:,? and)?\s+(?:now\s+)?"
           r"(?:work as|am|is|are)\s+(?:now\s+)?(?:a |an )?(?P<v>" + _NP + ")", value_job, single=S, past_ok=True),
