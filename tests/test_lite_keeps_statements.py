@@ -96,6 +96,7 @@ def test_idioms_name_no_topic_but_the_plain_cue_still_does() -> None:
     assert "work" not in topics_of("It took some work")
     assert "work" in topics_of("I work at a bakery now")
     assert "home" not in topics_of("kids who need a loving home")
+    assert "pet" not in topics_of("ok settle this: is a hot dog a sandwich") and "pet" in topics_of("my dog is tired")
     assert "home" in topics_of("We moved into a flat in Porto")
     assert topics_of("I signed up for a pottery class") == {"hobby"}
     assert "education" in topics_of("I transferred to a new university")

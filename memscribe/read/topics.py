@@ -188,7 +188,9 @@ _IDIOMS = re.compile(
     r"|(?:a |the )?(?:loving|safe|forever|happy|warm|stable|caring|good) home|home ?(?:country|made|cooked|town)"
     r"|(?:feel|feels|felt|feeling) (?:at|like) home|(?<!work )(?:at|from) home(?! in\b)"
     r"|(?:pottery|art|painting|yoga|dance|dancing|cooking|music|drawing|ceramics|craft|fitness|spin|swim"
-    r"|swimming|guitar|piano|singing|photography) class(?:es)?)\b",
+    r"|swimming|guitar|piano|singing|photography) class(?:es)?"
+    # Food and sayings that name an animal but no pet: "is a hot dog a sandwich", "dog tired", "copycat".
+    r"|hot ?dogs?|corn ?dogs?|dog[- ]tired|top dog|dog days|copy ?cats?|fat cats?|cat ?naps?)\b",
     re.IGNORECASE,
 )
 _HOBBY_CLASS = re.compile(r"class(?:es)?\b", re.IGNORECASE)
