@@ -24,7 +24,7 @@ from memscribe.core.records import MemoryRecord, Owner
 from memscribe.read.topics import topics_of
 from memscribe.read.traits import Traits, traits_of
 
-__all__ = ["rerank_hits", "said_at"]
+__all__ = ["rerank_hits"]
 
 _TOPIC = 1.6
 _RECENT = 0.6  # among memories on the query's topic
@@ -181,9 +181,9 @@ def rerank_hits(
     # The newest statement on the topic is preferred among those about whom the query asks: a sister's move
     # is newer than the user's, and says nothing about where the user lives now.
     theirs = [vid for vid in on_topic if not about or records[vid].subject.lower() in about]
-    recency = _recency({vid: said_at(records[vid]) for vid in theirs})
+    recency = _recency({vid: _said_at(records[vid]) for vid in theirs})
     on_topic_set = set(on_topic)
-    age = _recency({vid: said_at(records[vid]) for vid, _ in fused if vid in records})
+    age = _recency({vid: _said_at(records[vid]) for vid, _ in fused if vid in records})
     scored = []
     for vid, score in fused:
         record = records.get(vid)
@@ -214,7 +214,7 @@ def _recency(times: Mapping[str, datetime]) -> dict[str, float]:
     return {vid: (bisect_left(ordered, when) + bisect_right(ordered, when) + 1) / 2 / n for vid, when in times.items()}
 
 
-def said_at(record: MemoryRecord) -> datetime:
+def _said_at(record: MemoryRecord) -> datetime:
     """When the memory was last said as it stands: its start, or the later correction that fixed its value ("I
     said peanuts? I meant tree nuts" is the newest word on allergies, though the allergy dates from before)."""
     corrected = record.metadata.get("corrected_at")
