@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["ladder_steps", "stepped_past", "steps_beside"]
+__all__ = ["ladder_steps", "stepped_past"]
 
 _ORDINALS = {"first": "1", "second": "2", "third": "3", "fourth": "4", "fifth": "5", "sixth": "6",
              "seventh": "7", "eighth": "8", "ninth": "9", "tenth": "10", "eleventh": "11", "twelfth": "12"}  # fmt: skip
@@ -55,8 +55,3 @@ def stepped_past(new: dict[str, frozenset[str]], old_text: str) -> list[str]:
     """The ladders on which ``old_text`` names a step that ``new`` (a newer statement's steps) leaves behind."""
     old = ladder_steps(old_text)
     return [ladder for ladder, steps in new.items() if old.get(ladder, frozenset()) - steps]
-
-
-def steps_beside(text: str, old_text: str) -> dict[str, frozenset[str]]:
-    """The steps of ``text`` read beside an older statement, which may name the ladder ``text`` does not."""
-    return ladder_steps(text, context=old_text)

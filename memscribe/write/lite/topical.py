@@ -26,7 +26,7 @@ from memscribe.core.records import MemoryDraft, MemoryRecord, Operation, OpKind,
 from memscribe.read.topics import MULTI_TOPICS, topics_of
 from memscribe.write.lite.cues import changes, ends, hypothetical, temporary
 from memscribe.write.lite.ledger import Ledger, Pending
-from memscribe.write.lite.levels import ladder_steps, stepped_past, steps_beside
+from memscribe.write.lite.levels import ladder_steps, stepped_past
 from memscribe.write.lite.lexicon import words
 from memscribe.write.lite.linked import changed_topics, stated_topics
 from memscribe.write.lite.matching import content_tokens, stem
@@ -93,6 +93,9 @@ _NO_VALUE = frozenset(stem(w) for w in words("""new newly first week weeks day d
     today tonight officially finally already still really now just so very all done moved move switched started"""))
 
 
+_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+(?:\s[A-Z][a-z]+)*")  # a capitalised name inside a sentence
+
+
 def _says_more(said: str, older: str, topics: set[str]) -> bool:
     """Whether the sentences of ``said`` on ``topics`` hold a word that ``older`` does not, beyond the words of
     time and change: a statement that only refers back to the value ("the new house") replaces nothing."""
@@ -101,8 +104,6 @@ def _says_more(said: str, older: str, topics: set[str]) -> bool:
     new = content_tokens(" ".join([*on_topic, names])) - content_tokens(older) - _NO_VALUE
     return bool(new)
 
-
-_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+(?:\s[A-Z][a-z]+)*")
 
 
 def _steps_past(steps: dict[str, frozenset[str]], clause: str) -> bool:
@@ -179,11 +180,9 @@ class TopicReplacer:
     def _step_up(self, entry: Pending, draft: MemoryDraft, said: str, at: datetime, speaker: str) -> None:
         """A newer step on a ladder ("3rd year starts today" after "2nd year nursing student") closes the older
         statements of the subject that name a step it leaves behind."""
-        if not ladder_steps(said, context=" ".join(r.text for r in self._candidates(draft))):
-            return
         start = draft.valid_from or at
         for record in self._candidates(draft):
-            steps = steps_beside(said, record.text)
+            steps = ladder_steps(said, context=record.text)  # the older statement may name the ladder ("jlpt n4")
             if steps and self._comparable(record, draft, start) and (ladders := stepped_past(steps, record.text)):
                 self._close(entry, record, start, at, speaker, ladders, partial(_steps_past, steps))
 
