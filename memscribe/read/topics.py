@@ -15,9 +15,12 @@ from functools import cache, lru_cache
 __all__ = ["MAKES", "MULTI_TOPICS", "TOPICS", "forget_topics", "has_cjk", "shaped_topics", "topic_spans", "topics_of"]
 
 # Makes and models of cars: cues of the vehicle topic that are also its values ("sold the civic").
-MAKES = """tesla corolla prius camry rav4 honda toyota ford bmw audi mercedes volkswagen vw subaru mazda hyundai kia
-nissan jeep volvo porsche lexus chevy chevrolet civic accord crv cr-v hilux outback forester impreza jetta passat
-mustang wrangler"""
+MAKES = frozenset({
+    "tesla", "corolla", "prius", "camry", "rav4", "honda", "toyota", "ford", "bmw", "audi", "mercedes", "volkswagen",
+    "vw", "subaru", "mazda", "hyundai", "kia", "nissan", "jeep", "volvo", "porsche", "lexus", "chevy", "chevrolet",
+    "civic", "accord", "crv", "cr-v", "hilux", "outback", "forester", "impreza", "jetta", "passat", "mustang",
+    "wrangler",
+})  # fmt: skip
 
 # English cues are whole words (a trailing "*" allows any ending); CJK cues match as substrings. A word of
 # another language that is also a common English word ("Kind", a child; "chat", a cat) is no cue: "what kind of
@@ -88,7 +91,7 @@ _CUES: dict[str, tuple[str, str]] = {
     "vehicle": (
         """car cars drive drives driving truck suv bike bicycle motorcycle scooter vehicle ev minivan sedan
         hatchback pickup mpg mechanic dealership tires tyres odometer """
-        + MAKES,
+        + " ".join(sorted(MAKES)),
         "车 开车 coche voiture Auto carro",
     ),
     "phone": (

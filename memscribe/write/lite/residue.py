@@ -218,8 +218,5 @@ def ended_values(text: str) -> set[str]:
         near = named + " " + " ".join(after.split()[:4])
         plain = _NOT_VALUES.sub(" ", near)
         kept = (w for w in _marks(plain) if not any(ch.isdigit() for ch in w) and not has_cjk(w))
-        out |= {w for w in kept if w in _MAKES or not topics_of(w)}
+        out |= {w for w in kept if w in MAKES or not topics_of(w)}  # a make is a cue and a value: "sold the civic"
     return out
-
-
-_MAKES = frozenset(MAKES.split())  # a topic's cue that is also its value: "sold the civic" ends the civic
