@@ -119,3 +119,19 @@ def test_reindex_saves_an_index_the_next_open_loads_instead_of_rebuilding(tmp_pa
     assert watermark == newest
     assert len(index.search(("default", "u"), np.ones(dim, dtype=np.float32), 1000)) == 299
     reopened.close()
+
+
+def test_a_new_store_opened_by_two_threads_at_once_reaches_wal(tmp_path: Path) -> None:
+    # Changing the journal mode does not wait for a busy connection: the open retries until the other lets go.
+    import threading
+
+    from memscribe.stores.sqlite.db import Database
+
+    path = tmp_path / "new.db"
+    other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    other.execute("CREATE TABLE t (x)")  # still in the rollback journal, as a store being created is
+    other.execute("BEGIN IMMEDIATE")
+    other.execute("INSERT INTO t VALUES (1)")
+    threading.Timer(0.3, lambda: other.execute("COMMIT")).start()
+    conn = Database(path, lock_timeout=10.0).connection()
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"

@@ -77,7 +77,7 @@ class Database:
     def _open(self) -> sqlite3.Connection:
         try:
             conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=10.0)
-            conn.execute("PRAGMA journal_mode=WAL")
+            self._in_wal(conn)
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA secure_delete=ON")  # freed pages are zeroed: purge leaves no bytes
             conn.execute("PRAGMA foreign_keys=ON")
@@ -86,6 +86,19 @@ class Database:
                 raise translate(exc) from exc
             return self._open_read_only(exc)
         return conn
+
+    def _in_wal(self, conn: sqlite3.Connection) -> None:
+        """Put the store in WAL mode, if another connection has not yet. Changing the mode takes a lock that does
+        not wait for a busy connection: two threads opening a new store at once would see "database is locked",
+        so the change is retried, and asked first, until ``lock_timeout``."""
+        deadline = time.monotonic() + self.lock_timeout
+        while str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
+            try:
+                conn.execute("PRAGMA journal_mode=WAL")
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.02)
 
     def _open_read_only(self, cause: sqlite3.Error) -> sqlite3.Connection:
         """A store in a directory this process cannot write: WAL mode needs its -shm file, so read the
