@@ -135,3 +135,5 @@ def test_a_new_store_opened_by_two_threads_at_once_reaches_wal(tmp_path: Path) -
     threading.Timer(0.3, lambda: other.execute("COMMIT")).start()
     conn = Database(path, lock_timeout=10.0).connection()
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    conn.close()
+    other.close()
