@@ -89,6 +89,16 @@ def test_a_change_that_names_no_new_value_replaces_nothing(tmp_path: Path) -> No
     )
     assert not any("Kreuzberg" in text for text in _current(memory))
     memory.close()
+    # A move said without where to still says the old home went.
+    memory = _chat(
+        tmp_path / "gone",
+        [
+            (datetime(2024, 3, 11, tzinfo=UTC), "I live in Seattle and honestly love the rain."),
+            (datetime(2024, 6, 1, tzinfo=UTC), "we moved!! it is done, officially"),
+        ],
+    )
+    assert not any("Seattle" in text for text in _current(memory))
+    memory.close()
 
 
 def test_idioms_name_no_topic_but_the_plain_cue_still_does() -> None:

@@ -24,7 +24,7 @@ from functools import partial
 
 from memscribe.core.records import MemoryDraft, MemoryRecord, Operation, OpKind, Owner
 from memscribe.read.topics import MULTI_TOPICS, topics_of
-from memscribe.write.lite.cues import changes, ends, hypothetical, temporary
+from memscribe.write.lite.cues import change_cues, changes, ends, hypothetical, temporary
 from memscribe.write.lite.ledger import Ledger, Pending
 from memscribe.write.lite.levels import ladder_steps, stepped_past
 from memscribe.write.lite.lexicon import words
@@ -96,6 +96,13 @@ _NO_VALUE = frozenset(stem(w) for w in words("""new newly first week weeks day d
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+(?:\s[A-Z][a-z]+)*")  # a capitalised name inside a sentence
 
 
+def _refers_back(said: str) -> bool:
+    """Whether the only change ``said`` tells is a thing called new ("the new house", "my new job"): it may be the
+    very change an older statement told. "we moved" says the old value went, whatever follows."""
+    cues = [m.group(0).lower() for m in change_cues(said)]
+    return bool(cues) and all(cue in ("new", "newly", "finally", "officially") for cue in cues)
+
+
 def _says_more(said: str, older: str, topics: set[str]) -> bool:
     """Whether the sentences of ``said`` on ``topics`` hold a word that ``older`` does not, beyond the words of
     time and change: a statement that only refers back to the value ("the new house") replaces nothing."""
@@ -164,7 +171,7 @@ class TopicReplacer:
                 shared: set[str] = set()  # what ended stays ended: "lost my job at the depot" is still so
             else:
                 shared = _topics(record.metadata) & single & stated_topics(record.text)
-                if shared and not _says_more(said, record.text, shared):
+                if shared and _refers_back(said) and not _says_more(said, record.text, shared):
                     shared = set()  # "first week in the new house" after "we own a house in oakland": no new value
             if not shared and _topics(record.metadata) & multi and words & content_tokens(record.text):
                 shared = _topics(record.metadata) & multi
