@@ -69,35 +69,25 @@ def test_idioms_of_work_and_home_replace_nothing(tmp_path: Path, older: str, new
     memory.close()
 
 
-def test_a_change_that_names_no_new_value_replaces_nothing(tmp_path: Path) -> None:
-    # "the new house" refers back to the house just bought; a new district is a new value, said outright.
-    memory = _chat(
-        tmp_path,
-        [
-            (datetime(2024, 3, 11, tzinfo=UTC), "WE CLOSED. we own a house. in oakland (rockridge)!!"),
-            (datetime(2024, 4, 1, tzinfo=UTC), "first week in the new house and the garden has a lemon tree!!"),
-        ],
-    )
-    assert any("oakland" in text for text in _current(memory))
-    memory.close()
-    memory = _chat(
-        tmp_path / "moved",
-        [
-            (datetime(2024, 3, 11, tzinfo=UTC), "our Kreuzberg flat is on the 5th floor, no lift. Berlin living"),
-            (datetime(2024, 6, 1, tzinfo=UTC), "the move is DONE. Prenzlauer Berg is so quiet, we have a lift now"),
-        ],
-    )
-    assert not any("Kreuzberg" in text for text in _current(memory))
-    memory.close()
-    # A move said without where to still says the old home went.
-    memory = _chat(
-        tmp_path / "gone",
-        [
-            (datetime(2024, 3, 11, tzinfo=UTC), "I live in Seattle and honestly love the rain."),
-            (datetime(2024, 6, 1, tzinfo=UTC), "we moved!! it is done, officially"),
-        ],
-    )
-    assert not any("Seattle" in text for text in _current(memory))
+@pytest.mark.parametrize(
+    ("older", "newer", "value", "kept"),
+    [
+        # "the new house" refers back to the house just bought: it names no new value and replaces nothing.
+        ("WE CLOSED. we own a house. in oakland (rockridge)!!",
+         "first week in the new house and the garden has a lemon tree!!", "oakland", True),
+        # A new district is a new value, said outright.
+        ("our Kreuzberg flat is on the 5th floor, no lift. Berlin living",
+         "the move is DONE. Prenzlauer Berg is so quiet, we have a lift now", "Kreuzberg", False),
+        # A move said without where to still says the old home went.
+        ("I live in Seattle and honestly love the rain.", "we moved!! it is done, officially", "Seattle", False),
+    ],
+    ids=["new-house", "new-district", "moved"],
+)  # fmt: skip
+def test_a_change_that_names_no_new_value_replaces_nothing(
+    tmp_path: Path, older: str, newer: str, value: str, kept: bool
+) -> None:
+    memory = _chat(tmp_path, [(datetime(2024, 3, 11, tzinfo=UTC), older), (datetime(2024, 6, 1, tzinfo=UTC), newer)])
+    assert any(value in text for text in _current(memory)) is kept
     memory.close()
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["KIN", "RELATIVE", "kin", "with_aliases"]
+__all__ = ["KIN", "PARTNERS", "RELATIVE", "kin", "with_aliases"]
 
 # Every word for a relative a question may use (the speaker's words are matched through ``kin``).
 RELATIVE = re.compile(
@@ -44,13 +44,13 @@ def kin(word: str) -> str:
 
 # What a person called someone before the relation changed, or calls them loosely: "my fiancée Charlotte" is the
 # answer to "What is the name of Hugh's wife?" after the wedding, "a boy!" the news of a son.
-_SPOUSE = ("wife", "husband", "spouse", "partner", "fiancée", "fiancee", "fiancé", "fiance", "girlfriend",
-           "boyfriend")  # fmt: skip
+PARTNERS = ("wife", "husband", "spouse", "partner", "fiancée", "fiancee", "fiancé", "fiance", "girlfriend",
+            "boyfriend")  # fmt: skip
 _ALIASES = {
     "wife": ("fiancée", "fiancee", "spouse", "partner", "girlfriend"),
     "husband": ("fiancé", "fiance", "spouse", "partner", "boyfriend"),
     "spouse": ("wife", "husband", "partner"),
-    "partner": _SPOUSE,
+    "partner": PARTNERS,
     "fiancée": ("fiancee", "wife", "partner", "girlfriend"),
     "fiancee": ("fiancée", "wife", "partner", "girlfriend"),
     "fiancé": ("fiance", "husband", "partner", "boyfriend"),

@@ -18,7 +18,7 @@ from memscribe.core.records import MemoryRecord
 from memscribe.core.text import keyword_terms
 from memscribe.providers.ports import Embedder
 from memscribe.read.fuse import fuse_rrf
-from memscribe.read.kin import RELATIVE, kin, with_aliases
+from memscribe.read.kin import PARTNERS, RELATIVE, kin, with_aliases
 from memscribe.read.rank import rerank_hits, spread_sources
 from memscribe.stores.ports import Partition, RecordFilter, SearchSource
 
@@ -107,14 +107,10 @@ def _owner_unless_relative(query: str, subjects: Sequence[str], records: Sequenc
     return {_USER} if _USER in subjects else set()
 
 
-_PARTNERS = frozenset({"husband", "wife", "partner", "spouse", "boyfriend", "girlfriend", "fiancé", "fiancée", "fiance",
-                       "fiancee"})  # fmt: skip
-
-
 def _names_of(relation: str, records: Sequence[MemoryRecord]) -> set[str]:
     """The names the user gave their ``relation`` in the slot facts among ``records`` ("my husband Mark" holds
     ``user/partner`` = "mark"; "my sister is called Ana" ``user's sister/name`` = "ana")."""
-    slots = {f"{_USER}/partner"} if relation in _PARTNERS else set()
+    slots = {f"{_USER}/partner"} if relation in PARTNERS else set()
     slots.add(f"{_USER}'s {relation}/name")
     return {r.value.lower() for r in records if r.slot in slots and r.value}
 

@@ -12,15 +12,7 @@ from __future__ import annotations
 import re
 from functools import cache, lru_cache
 
-__all__ = ["MAKES", "MULTI_TOPICS", "TOPICS", "forget_topics", "has_cjk", "shaped_topics", "topic_spans", "topics_of"]
-
-# Makes and models of cars: cues of the vehicle topic that are also its values ("sold the civic").
-MAKES = frozenset({
-    "tesla", "corolla", "prius", "camry", "rav4", "honda", "toyota", "ford", "bmw", "audi", "mercedes", "volkswagen",
-    "vw", "subaru", "mazda", "hyundai", "kia", "nissan", "jeep", "volvo", "porsche", "lexus", "chevy", "chevrolet",
-    "civic", "accord", "crv", "cr-v", "hilux", "outback", "forester", "impreza", "jetta", "passat", "mustang",
-    "wrangler",
-})  # fmt: skip
+__all__ = ["MULTI_TOPICS", "TOPICS", "forget_topics", "has_cjk", "shaped_topics", "topic_spans", "topics_of"]
 
 # English cues are whole words (a trailing "*" allows any ending); CJK cues match as substrings. A word of
 # another language that is also a common English word ("Kind", a child; "chat", a cat) is no cue: "what kind of
@@ -90,8 +82,9 @@ _CUES: dict[str, tuple[str, str]] = {
     ),
     "vehicle": (
         """car cars drive drives driving truck suv bike bicycle motorcycle scooter vehicle ev minivan sedan
-        hatchback pickup mpg mechanic dealership tires tyres odometer """
-        + " ".join(sorted(MAKES)),
+        hatchback pickup mpg mechanic dealership tires tyres odometer tesla corolla prius camry rav4 honda toyota
+        ford bmw audi mercedes volkswagen vw subaru mazda hyundai kia nissan jeep volvo porsche lexus chevy
+        chevrolet civic accord crv cr-v hilux outback forester impreza jetta passat mustang wrangler""",
         "车 开车 coche voiture Auto carro",
     ),
     "phone": (

@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import re
 
+from memscribe.write.lite.lazy import LazyPattern, lazy
+from memscribe.write.lite.lexicon import LANGUAGES
+
 __all__ = ["ladder_steps", "stepped_past"]
 
 _ORDINALS = {"first": "1", "second": "2", "third": "3", "fourth": "4", "fifth": "5", "sixth": "6",
@@ -28,12 +31,10 @@ _LADDERS: tuple[tuple[str, re.Pattern[str]], ...] = (
 
 
 # A level typed in lowercase ("passed jlpt n4", "my german is a2") counts where its ladder is named.
-_LOWERCASE: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
-    ("jlpt", re.compile(r"\bjlpt\b|日本語能力試験", re.IGNORECASE), re.compile(r"\bn([1-5])\b")),
-    ("cefr", re.compile(r"\b(?:cefr|level|german|english|french|spanish|italian|portuguese|dutch|swedish|polish"
-                        r"|russian|arabic|korean|japanese|chinese|mandarin|greek|turkish)\b", re.IGNORECASE),
-     re.compile(r"\b([abc][12])\b")),
-)  # fmt: skip
+_LOWERCASE: tuple[tuple[str, LazyPattern, LazyPattern], ...] = (
+    ("jlpt", lazy(r"\bjlpt\b|日本語能力試験", re.IGNORECASE), lazy(r"\bn([1-5])\b")),
+    ("cefr", lazy(r"\b(?:cefr|level|" + "|".join(sorted(LANGUAGES)) + r")\b", re.IGNORECASE), lazy(r"\b([abc][12])\b")),
+)
 
 
 def ladder_steps(text: str, context: str = "") -> dict[str, frozenset[str]]:

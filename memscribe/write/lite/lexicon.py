@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 __all__ = [
     "ADVERBS",
     "CAR_BRANDS",
@@ -17,6 +19,8 @@ __all__ = [
     "PARTNER_WORDS",
     "PETS",
     "RELATIONS",
+    "RELATION_MODS",
+    "RELATION_WORD",
     "VERB_GROUPS",
     "WEEKDAYS",
     "words",
@@ -48,6 +52,11 @@ RELATIONS = (
     stepfather stepmom stepdad mother-in-law father-in-law sister-in-law brother-in-law"""
     )
 )
+
+# The same, as patterns: a relation word ("co-worker", longest first) and the words that may qualify it ("my older
+# sister", "my ex-husband").
+RELATION_WORD = "|".join(sorted((re.escape(r) for r in RELATIONS), key=len, reverse=True))
+RELATION_MODS = r"(?:(?:older|younger|little|big|baby|eldest|oldest|youngest|new|twin|half|best|ex|step)[- ]?)*"
 
 # Canonical species for the pets slot ("puppy" and "dog" are the same kind of pet).
 PETS = {
@@ -99,7 +108,7 @@ CAR_BRANDS = words(
     """tesla toyota honda ford bmw audi volkswagen vw subaru mazda kia hyundai nissan chevy chevrolet volvo
     mercedes porsche jeep rivian prius civic corolla camry lexus fiat peugeot renault skoda seat mini
     jaguar landrover dodge ram gmc cadillac buick lincoln polestar lucid acura infiniti mitsubishi miata
-    mustang beetle vespa outback forester wrangler"""
+    mustang beetle vespa outback forester wrangler accord crv cr-v hilux impreza jetta passat rav4"""
 )
 
 MODALS = frozenset(["can", "could", "will", "would", "shall", "should", "may", "might", "must", "cannot"])

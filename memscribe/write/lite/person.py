@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from memscribe.write.lite.lazy import lazy
-from memscribe.write.lite.lexicon import NOT_NAMES, RELATIONS
+from memscribe.write.lite.lexicon import NOT_NAMES, RELATION_MODS, RELATION_WORD
 from memscribe.write.lite.segment import Speaker
 
 __all__ = ["Mention", "Referents", "expand_contractions", "find_subject", "restore_subject"]
@@ -41,12 +41,11 @@ _TIMEISH = lazy(
 )
 _SUBORDINATE = lazy(r"\b(?:when|if|because|although|though|while|unless|whether|as|I|we|my)\b", re.I)
 _FIRST = lazy(r"^(?:I|we)\b\s*", re.IGNORECASE)
-_REL_MODS = r"(?:(?:older|younger|little|big|baby|eldest|oldest|youngest|new|twin|half|best|ex|step)[- ]?)*"
 _RELATION = lazy(
     r"^(?:my|our)\s+(?P<mods>"
-    + _REL_MODS
+    + RELATION_MODS
     + r")(?P<rel>"
-    + "|".join(sorted(RELATIONS, key=len, reverse=True))
+    + RELATION_WORD
     + r")\b(?P<poss>'s)?(?:,?\s+(?P<name>(?-i:[A-Z][a-z]+))\b,?)?\s*",
     re.IGNORECASE,
 )

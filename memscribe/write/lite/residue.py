@@ -14,9 +14,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
-from memscribe.read.topics import MAKES, has_cjk, topics_of
+from memscribe.read.topics import has_cjk, topics_of
 from memscribe.write.lite.cues import changes, end_cues, ends
 from memscribe.write.lite.lazy import lazy
+from memscribe.write.lite.lexicon import CAR_BRANDS
 from memscribe.write.lite.matching import content_tokens
 
 __all__ = ["drop_old_values", "ended_values", "still_holds"]
@@ -218,5 +219,5 @@ def ended_values(text: str) -> set[str]:
         near = named + " " + " ".join(after.split()[:4])
         plain = _NOT_VALUES.sub(" ", near)
         kept = (w for w in _marks(plain) if not any(ch.isdigit() for ch in w) and not has_cjk(w))
-        out |= {w for w in kept if w in MAKES or not topics_of(w)}  # a make is a cue and a value: "sold the civic"
+        out |= {w for w in kept if w in CAR_BRANDS or not topics_of(w)}  # a make is a cue and a value: "the civic"
     return out

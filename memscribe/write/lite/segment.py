@@ -25,7 +25,7 @@ from memscribe.read.topics import MULTI_TOPICS, topics_of
 from memscribe.write.lite.cues import changes, ends
 from memscribe.write.lite.language import someone_else
 from memscribe.write.lite.lazy import lazy
-from memscribe.write.lite.lexicon import NOT_NAMES, RELATIONS, words
+from memscribe.write.lite.lexicon import NOT_NAMES, RELATION_MODS, RELATION_WORD, words
 
 __all__ = ["Speaker", "Statement", "Unit", "forget_names", "group_units", "segment_episode", "split_sentences"]
 
@@ -230,9 +230,8 @@ def _apostrophe(match: re.Match[str]) -> str:
 # A name typed in lowercase right after the relation it names, before what a person does: "my boyfriend jake and
 # I", "my son theo just started", "my son finn (4) goes". A word that is no name ("my son really likes") is not.
 _RELATED_NAME = lazy(
-    r"(?<![\w'])(?:my|our)\s+(?:(?:older|younger|little|big|baby|best|twin|new)\s+)?(?:"
-    + "|".join(sorted((re.escape(r) for r in RELATIONS), key=len, reverse=True))
-    + r")\s+(?-i:([a-z]{2,15}))\b(?=\s*\(|,?\s+(?:and (?:I|me)\b|is|was|has|had|just|lives|works|moved|started"
+    r"(?<![\w'])(?:my|our)\s+" + RELATION_MODS + "(?:" + RELATION_WORD + r")\s+(?-i:([a-z]{2,15}))\b"
+    r"(?=\s*\(|,?\s+(?:and (?:I|me)\b|is|was|has|had|just|lives|works|moved|started"
     r"|goes|got|turned|loves|wants|said|told|will|would|finally|also|still|who)\b)",
     re.IGNORECASE,
 )

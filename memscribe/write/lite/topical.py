@@ -187,8 +187,11 @@ class TopicReplacer:
     def _step_up(self, entry: Pending, draft: MemoryDraft, said: str, at: datetime, speaker: str) -> None:
         """A newer step on a ladder ("3rd year starts today" after "2nd year nursing student") closes the older
         statements of the subject that name a step it leaves behind."""
+        candidates = self._candidates(draft)
+        if not ladder_steps(said, context=" ".join(r.text for r in candidates)):
+            return  # no step, whatever an older statement names
         start = draft.valid_from or at
-        for record in self._candidates(draft):
+        for record in candidates:
             steps = ladder_steps(said, context=record.text)  # the older statement may name the ladder ("jlpt n4")
             if steps and self._comparable(record, draft, start) and (ladders := stepped_past(steps, record.text)):
                 self._close(entry, record, start, at, speaker, ladders, partial(_steps_past, steps))
