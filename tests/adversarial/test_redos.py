@@ -7,12 +7,13 @@ catches a quadratic pattern."""
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 
 from memscribe.core.redact import _PATTERNS, redact
 
-from .growth import growth
+from .growth import LINEAR, growth
 from .regexes import SEEDS, build, module_patterns
 
 QUICK_SEEDS = ["_", "a://b:", '"password": "', "password for a ", "-u a:", "otpauth://a?", "-----BEGIN PRIVATE KEY"]
@@ -60,6 +61,22 @@ def test_the_measurement_catches_a_quadratic_pattern(pattern: str, seed: str) ->
     compiled = re.compile(pattern, re.DOTALL)  # the shapes of two real bugs, on inputs small enough to be quick
     found = growth(lambda text: compiled.sub("", text), lambda n: build(seed, n), (1024, 4096, 16 * 1024))
     assert not found.linear, found.describe()
+
+
+def _burn(seconds: float) -> None:
+    until = time.thread_time() + seconds
+    while time.thread_time() < until:
+        pass
+
+
+@pytest.mark.soak
+def test_a_one_time_step_in_cost_per_byte_is_no_super_linear_growth() -> None:
+    def cache_step(text: str) -> None:  # linear, at three times the cost per byte from 256 KB on
+        _burn(len(text) * (3e-7 if len(text) >= 256 * 1024 else 1e-7))
+
+    found = growth(cache_step, lambda n: "a" * n, (16 * 1024, 64 * 1024, 256 * 1024))
+    assert found.linear, found.describe()
+    assert found.ratio > LINEAR  # the step was judged, and judged a step
 
 
 def test_the_redactor_patterns_are_all_collected() -> None:
