@@ -154,3 +154,10 @@ def test_a_lead_in_word_goes_with_the_clause_it_led_into() -> None:
     said = "Less than before. Also, I gave up coffee last month. I only drink green tea now."
     older = ["I drink three cups of coffee a day"]
     assert drop_old_values(said, older, older, older) == "Less than before. I only drink green tea now."
+
+
+def test_an_old_value_in_a_clause_run_on_without_punctuation_is_left_out() -> None:
+    said = "did the thing: stepped down from team lead I'm a senior backend engineer again"
+    assert drop_old_values(said, ["team lead for 7 backend devs now"]) == (
+        "did the thing: I'm a senior backend engineer again"
+    )

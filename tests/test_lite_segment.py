@@ -212,3 +212,63 @@ def test_a_relatives_name_typed_in_lowercase_gets_its_capital() -> None:
     # No name: a word that is not one, or no person's doing after it.
     for said in ("my son really likes it", "my mom always said so", "my sister is great", "my dad and I went"):
         assert normalise_chat(said) == said
+
+
+def test_a_clause_run_on_without_a_full_stop_is_its_own_sentence() -> None:
+    assert split_sentences("did the thing: stepped down from team lead I'm a senior engineer again as of monday") == [
+        "did the thing: stepped down from team lead",
+        "I'm a senior engineer again as of monday",
+    ]
+    assert split_sentences("the nashville experiment is over moved back to atlanta last weekend") == [
+        "the nashville experiment is over",
+        "moved back to atlanta last weekend",
+    ]
+    assert split_sentences("no coffee for 3 weeks now switched to matcha") == [
+        "no coffee for 3 weeks now",
+        "switched to matcha",
+    ]
+    assert split_sentences("jake and I broke up please just forget about him") == [
+        "jake and I broke up",
+        "please just forget about him",
+    ]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "the car I bought last year is great",  # a relative clause: nothing before it stands alone
+        "I think I will go back",  # tied by the word before
+        "so glad I went to the show",
+        "how do I fit in a run",
+        "I've been telling everyone she's a beagle",
+        "my sister has moved to Boston",
+        "and pottery moved to wednesdays",  # the subject is in the same part
+        "dentist at 10, and pottery moved to wednesdays",
+        "a lot of people moved here",
+        "packing list pls",
+    ],
+)
+def test_a_clause_tied_to_the_words_before_it_is_not_run_on(said: str) -> None:
+    assert split_sentences(said) == [said]
+
+
+def test_run_on_sentences_are_kept_as_said_in_one_memory() -> None:
+    ep = episode(("user", "we got a puppy last week I'm so tired lol"))
+    statements = list(segment_episode(ep))
+    assert [(s.text, s.runs_on) for s in statements] == [
+        ("We got a puppy last week", False),
+        ("I'm so tired lol", True),
+    ]
+
+
+def test_a_change_run_on_without_punctuation_replaces_the_old_value_and_keeps_the_words(tmp_path) -> None:
+    from memscribe import Memory
+
+    with Memory(tmp_path / "store.db", writer="lite", embedder="hash") as memory:
+        memory.add("team lead for 7 backend devs now, I barely code", user_id="u")
+        memory.add("we adopted a puppy named Biscuit I'm so tired lol", user_id="u")
+        memory.add("did the thing: stepped down from team lead I'm a senior backend engineer again", user_id="u")
+        current = [row["memory"] for row in memory.list(user_id="u")["results"]]
+    assert "we adopted a puppy named Biscuit I'm so tired lol" in current  # as said: no full stop put between
+    assert any("senior backend engineer" in text for text in current)
+    assert not any("team lead" in text for text in current), current

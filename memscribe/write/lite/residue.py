@@ -19,6 +19,7 @@ from memscribe.write.lite.cues import changes, end_cues, ends
 from memscribe.write.lite.lazy import lazy
 from memscribe.write.lite.lexicon import CAR_BRANDS
 from memscribe.write.lite.matching import content_tokens
+from memscribe.write.lite.segment import run_on_breaks
 
 __all__ = ["drop_old_values", "ended_values", "still_holds"]
 
@@ -98,10 +99,19 @@ def _pieces(text: str) -> list[tuple[str, str]]:
     for match in _BOUNDARY.finditer(text):
         if match.start() <= start:
             continue
-        out.append((text[start : match.start()], match.group(0)))
+        out.extend(_run_on(text[start : match.start()], match.group(0)))
         start = match.end()
-    out.append((text[start:], ""))
+    out.extend(_run_on(text[start:], ""))
     return out
+
+
+def _run_on(clause: str, after: str) -> list[tuple[str, str]]:
+    """``(clause, after)`` cut where another clause runs on with no punctuation between ("… team lead I'm …")."""
+    out, start = [], 0
+    for begin, end in run_on_breaks(clause):
+        out.append((clause[start:begin], clause[begin:end]))
+        start = end
+    return [*out, (clause[start:], after)]
 
 
 def _values(text: str) -> set[str]:

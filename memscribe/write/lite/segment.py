@@ -27,7 +27,10 @@ from memscribe.write.lite.language import someone_else
 from memscribe.write.lite.lazy import lazy
 from memscribe.write.lite.lexicon import NOT_NAMES, RELATION_MODS, RELATION_WORD, words
 
-__all__ = ["Speaker", "Statement", "Unit", "forget_names", "group_units", "segment_episode", "split_sentences"]
+__all__ = [
+    "Speaker", "Statement", "Unit", "forget_names", "group_units", "run_on_breaks", "segment_episode", "sentences_of",
+    "split_sentences",
+]
 
 _ABBREVIATIONS = words(
     """dr mr mrs ms st jr sr prof vs etc e.g i.e inc ltd co jan feb mar apr jun jul aug sep sept oct nov
@@ -48,6 +51,29 @@ _FINITE = lazy(
     r"\b(?:i|we|am|is|are|was|were|has|have|had|do|does|did|\w{3,}ed|lives|works|loves|likes|moved|got|went)\b",
     re.IGNORECASE,
 )
+# A clause run on after another without a full stop: a first-person one ("stepped down from team lead I'm a
+# senior engineer again"), a request ("jake and I broke up please forget about him") or a change told without its
+# subject ("the nashville experiment is over moved back to atlanta"). The word before must not tie it to what
+# came before ("so I", "think I", "the place I", "has moved").
+_RUN_ON = lazy(
+    r"(?<=[\w)])\s+(?=(?-i:I|I'm|I've|I'll|I'd)\s|(?i:we're|we've|he's|she's|they're|please|pls)\s"
+    r"|(?P<verb>(?i:moved|switched|quit|started|joined|sold|bought|adopted|finished|passed|stopped|changed))\s)"
+)
+_TIES = words(
+    """and but or nor so because cause cuz coz since when whenever if unless until till though although while as
+    than that what where who whom whose which why how whether like before after once the a an this these those
+    every each all any only even just also already finally recently officially actually really not never to of
+    for with by from i me we us you he him she her they them it my our your his their have has had was were is
+    are am be been being do does did don't doesn't didn't will would could should can got what's where's there's
+    i'm we're i've we've sure glad"""
+)
+# Saying or thinking, up to three words before: what follows is what was said ("telling everyone she's a beagle").
+_SAYING = words(
+    """tell tells telling told say says saying said think thinks thinking thought know knows knew guess hope hoped
+    feel felt wish wished mean meant realise realised realize realized heard hear swear promise promised"""
+)
+_LAST_PART = lazy(r"[,;:]\s")
+_CLAUSE_END = words("now anymore lol lmao haha ago today yesterday tonight tho btw ok okay")
 _LOWER_I = lazy(r"(?<![\w'])i(?=(?:'[a-z]+)?\b(?![.]))")
 _ATTACHMENT = lazy(r"^\[[^\]]{3,}\]$")
 _OPENER = (
@@ -77,6 +103,7 @@ class Statement:
     position: int
     sentence: int = 0  # statements of one sentence share it: a memory keeps the whole sentence
     whole: str = ""  # the sentence the statement was split from
+    runs_on: bool = False  # the sentence goes on from the one before with no full stop between (``_RUN_ON``)
 
 
 @dataclass(frozen=True)
@@ -122,6 +149,11 @@ def _speakers(messages: tuple[Message, ...]) -> list[Speaker | None]:
 
 def split_sentences(text: str) -> list[str]:
     """Sentences of ``text``; a period after a known abbreviation or a single initial does not end one."""
+    return [sentence for sentence, _ in sentences_of(text)]
+
+
+def sentences_of(text: str) -> list[tuple[str, bool]]:
+    """Sentences of ``text``, each with whether it runs on from the one before, no full stop between them."""
     sentences: list[str] = []
     start = 0
     for match in _BOUNDARY.finditer(text):
@@ -138,7 +170,38 @@ def split_sentences(text: str) -> list[str]:
     if tail:
         sentences.append(tail)
     cleaned = (s.strip().strip("-*•").strip() for s in sentences)
-    return [s for s in cleaned if s]
+    return [(part, i > 0) for s in cleaned if s for i, part in enumerate(_run_on(s))]
+
+
+def run_on_breaks(sentence: str) -> list[tuple[int, int]]:
+    """The spans of whitespace where a clause runs on (``_RUN_ON``) after one that can stand alone."""
+    breaks: list[tuple[int, int]] = []
+    start = 0
+    for match in _RUN_ON.finditer(sentence):
+        if len(sentence[match.end() :].split(None, 2)) >= 2 and _stands_alone(
+            sentence[start : match.start()], match.group("verb") is not None
+        ):
+            breaks.append(match.span())
+            start = match.end()
+    return breaks
+
+
+def _stands_alone(left: str, before_verb: bool) -> bool:
+    """Three words or more with a verb, or closed by a word that ends a clause ("3 weeks now"); a last word that
+    does not tie it to what follows, and no saying or thinking just before. Before a verb, the verb must be in
+    the last part (after a comma): "and pottery moved to wednesdays" is one clause."""
+    said = left.split()
+    last = said[-1].lower() if said else ""
+    if len(said) < 3 or last in _TIES or last.endswith(",") or _SAYING.intersection(w.lower() for w in said[-3:]):
+        return False
+    return last in _CLAUSE_END or _FINITE.search(_LAST_PART.split(left)[-1] if before_verb else left) is not None
+
+
+def _run_on(sentence: str) -> list[str]:
+    breaks = run_on_breaks(sentence)
+    starts = [0, *(end for _, end in breaks)]
+    ends = [*(begin for begin, _ in breaks), len(sentence)]
+    return [sentence[a:b].strip() for a, b in zip(starts, ends, strict=True)]
 
 
 def split_clauses(sentence: str) -> list[str]:
@@ -262,10 +325,10 @@ def segment_episode(episode: Episode) -> Iterator[Statement]:
         if speaker is None or not message.content.strip():
             continue
         at = ensure_utc(message.timestamp or episode.timestamp)
-        for number, said in enumerate(split_sentences(normalise_chat(message.content))):
+        for number, (said, runs_on) in enumerate(sentences_of(normalise_chat(message.content))):
             sentence = without_vocative(said, names)
             for clause in split_clauses(sentence):
-                yield Statement(clause, speaker, index, at, position, number, sentence)
+                yield Statement(clause, speaker, index, at, position, number, sentence, runs_on)
                 position += 1
 
 

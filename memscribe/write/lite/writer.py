@@ -510,20 +510,26 @@ _NAMED_AFTER = lazy(r"\s(?-i:[A-Z][\w&.-]+)")
 def _group_text(unit: Unit, members: list[Statement], requests: set[int]) -> str:
     """The words of ``members``: whole sentences where all their statements are members, else the clauses."""
     chosen = {id(s) for s in members}
-    parts: list[str] = []
+    parts: list[tuple[str, int, bool]] = []  # (words, sentence number, whole sentence as said)
     for number in dict.fromkeys(s.sentence for s in unit.statements):
         if number in requests:
             continue
         sentence = [s for s in unit.statements if s.sentence == number]
         inside = [s for s in sentence if id(s) in chosen]
         if inside and len(inside) == len(sentence):
-            parts.append(sentence[0].whole or " ".join(s.text for s in sentence))
+            parts.append((sentence[0].whole or " ".join(s.text for s in sentence), number, True))
         elif inside:
-            parts.append(" ".join(s.text for s in inside))
+            parts.append((" ".join(s.text for s in inside), number, False))
+    runs_on = {s.sentence for s in unit.statements if s.runs_on}
+
     # A part that ends without punctuation (a line of a list, a clause cut from its sentence) is ended with a
-    # period before the next, so two parts never read as one run-on sentence.
-    return " ".join(f"{p}." if p[-1:].isascii() and p[-1:].isalnum() and i < len(parts) - 1 else p
-                    for i, p in enumerate(parts))  # fmt: skip
+    # period before the next, so two parts never read as one run-on sentence — unless they were said as one.
+    def ended(i: int) -> str:
+        text, number, whole = parts[i]
+        said_as_one = whole and parts[i + 1][2] and parts[i + 1][1] == number + 1 and number + 1 in runs_on
+        return f"{text}." if text[-1:].isascii() and text[-1:].isalnum() and not said_as_one else text
+
+    return " ".join([*(ended(i) for i in range(len(parts) - 1)), *(p[0] for p in parts[-1:])])
 
 
 def _substantial(kept: _Kept) -> bool:
