@@ -161,3 +161,15 @@ def test_an_old_value_in_a_clause_run_on_without_punctuation_is_left_out() -> No
     assert drop_old_values(said, ["team lead for 7 backend devs now"]) == (
         "did the thing: I'm a senior backend engineer again"
     )
+
+
+def test_in_text_typed_without_capitals_the_place_words_stand_in_for_names() -> None:
+    said = "new job in turin starts in june. sad to leave milan but the rent is literally half"
+    # An older statement of the same owner on another topic names the city only after "from".
+    older = ["my parents want me home every other week, but from milan that's 4 hours each way"]
+    assert "milan" not in drop_old_values(said, [], others=older)
+    # Typed with capitals, only the names count: "from work" names nothing.
+    assert drop_old_values("sad to leave work early but the new job in Turin is great", [],
+                           others=["I walked home from work with Anna"]) == (
+        "sad to leave work early but the new job in Turin is great"
+    )  # fmt: skip

@@ -50,6 +50,7 @@ _NOW = lazy(r"\bnow\b(?! that)", re.IGNORECASE)
 _QUOTES = re.compile(r"['‘’\"“”]+(?=\W|$)|(?<!\w)['‘’\"“”]+")
 _OVER = lazy(r"\b(?:is|'s|are|was) (?:so |totally |officially )?(?:over|dead|done)\b", re.IGNORECASE)
 _CAPITALISED = re.compile(r"\b[A-Z][\w'-]+")
+_PLACED = lazy(r"\b(?:in|at|from|for|with|near|to)\s+(?:the\s+)?([^\W\d_]{4,})")
 _CJK_RUN = re.compile(r"[\u3400-\u9fff]{2,}")
 _LEADING = lazy(r"^(?:but|though|although|while|whereas)\b[\s,]*", re.IGNORECASE)
 _WEAK = frozenset(
@@ -115,8 +116,11 @@ def _run_on(clause: str, after: str) -> list[tuple[str, str]]:
 
 
 def _values(text: str) -> set[str]:
-    """Marks that name a value whatever the topic: capitalised words after the first, and CJK pairs."""
-    named = " ".join(m.group(0) for m in _CAPITALISED.finditer(text) if m.start() > 0)
+    """Marks that name a value whatever the topic: capitalised words after the first, and CJK pairs. In text
+    typed without capitals, the word after "in", "at", "from" … stands in for a name ("from milan")."""
+    named = " ".join(m.group(0) for m in _CAPITALISED.finditer(text) if m.start() > 0 and m.group(0) != "I")
+    if not named and not has_cjk(text):
+        named = " ".join(_PLACED.findall(text))
     return _marks(named) | (_cjk_pairs(text) if has_cjk(text) else set())
 
 
