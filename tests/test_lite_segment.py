@@ -189,9 +189,13 @@ def test_a_contraction_typed_without_its_apostrophe_gets_it_back() -> None:
     assert normalise_chat(said) == (
         "I'm honestly thinking, I didn't know, She's fine, they're here, we've moved, DIDN'T, don't worry"
     )
-    # Words spelt like a contraction stay: "its", "cant", "were" after its subject or asking.
-    assert normalise_chat("its fine, cant say, they were in Paris. Were you there?") == (
-        "its fine, cant say, they were in Paris. Were you there?"
+    # Words spelt like a contraction stay: "its" before a noun, "cant", "were" after its subject or asking.
+    assert normalise_chat("its name, cant say, they were in Paris. Were you there?") == (
+        "its name, cant say, they were in Paris. Were you there?"
+    )
+    # "its" before what only "it's" leads to.
+    assert normalise_chat("turns out its not peanuts. its getting late, its officially over, its own thing") == (
+        "turns out it's not peanuts. it's getting late, it's officially over, its own thing"
     )
     assert normalise_chat("left South San Francisco — were in Cambridge now") == (
         "left South San Francisco — we're in Cambridge now"

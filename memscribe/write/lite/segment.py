@@ -283,6 +283,16 @@ _WERE = lazy(
 )
 
 
+# "its" before what only "it's" leads to: "its not peanuts", "its officially our fave", "its getting late". The
+# possessive ("its name", "its own") is left alone.
+_ITS = lazy(
+    r"\b(i)ts(?= (?:not|so|a|an|the|been|gonna|going|fine|ok|okay|over|done|too|very|pretty|kinda|such|about"
+    r"|all|only|just|still|also|like|my|our|your|his|her|their|this|that|what|in|at|on|from|for|with|time"
+    r"|[a-z]+ly|[a-z]+ing)\b)",
+    re.IGNORECASE,
+)
+
+
 def _apostrophe(match: re.Match[str]) -> str:
     head, tail = [g for g in match.groups() if g is not None]
     if head.lower() == "i":
@@ -313,7 +323,7 @@ def normalise_chat(text: str) -> str:
     "I'm", "didnt" → "didn't") and a relative's name its capital ("my boyfriend jake and I"): chat input is
     rarely tidy."""
     text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
-    text = _WERE.sub(r"\1e're", _BARE.sub(_apostrophe, _LOWER_I.sub("I", text)))
+    text = _ITS.sub(r"\1t's", _WERE.sub(r"\1e're", _BARE.sub(_apostrophe, _LOWER_I.sub("I", text))))
     return _RELATED_NAME.sub(_capital_name, text)
 
 
