@@ -202,3 +202,18 @@ def test_a_stay_says_nothing_of_home_but_is_still_on_its_other_topics() -> None:
     home = record("I'm in Stoneybatter, any cosy pubs nearby?", valid_from=at(2023, 1, 1))
     stay = replace(record("renting an airbnb in Ribeira this quarter", valid_from=at(2023, 4, 1)), tags=("temporary",))
     assert _first("Where do I live?", [(stay, 0.5), (home, 0.35)]) == home.version_id
+
+
+def test_in_text_typed_without_capitals_a_place_after_in_is_a_name() -> None:
+    from memscribe.read.traits import _named
+
+    assert _named("we own a house. in oakland (rockridge). still cant believe it")
+    assert _named("the new place in ballard is tiny")
+    # Common places, times and phrases are no names; with capitals, only capitalised words count.
+    for said in ("I was at work in the morning", "we met in person at least", "first week in the new house",
+                 "Back at work in the morning"):  # fmt: skip
+        assert not _named(said), said
+    valueless = record("first week in the new house and the garden has a lemon tree!!", valid_from=at(2024, 5, 1))
+    value = record("WE CLOSED. we own a house. in oakland (rockridge). still cant believe it",
+                   valid_from=at(2024, 4, 1))  # fmt: skip
+    assert _first("Where does Samir live?", [(valueless, 0.45), (value, 0.42)]) == value.version_id
