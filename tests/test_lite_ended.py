@@ -75,3 +75,13 @@ def test_a_streak_without_a_habit_ends_it() -> None:
     assert ends("5 months no cigarettes. I can smell things again")
     assert ends("3 weeks smoke free!! patches are helping") and ends("two years sober today")
     assert not ends("I had no time for the gym this week")
+
+
+def test_an_ending_of_a_value_held_in_another_slot_ends_that_slot() -> None:
+    store = ListCandidates()
+    say(store, "My husband Mark is an auditor at PwC.", at(2023, 1, 10))
+    ops = say(store, "mark finally quit pwc!! no more busy season", at(2023, 6, 12))
+    held = [r for r in store.records if r.retired_at is None and r.valid_to is None]
+    assert not any(r.slot == "mark/employer" for r in held)  # typed in lowercase, still his employer
+    assert not any(r.slot and r.slot.endswith("/hobbies") for r in held)  # not a hobby called "pwc"
+    assert any("employer 'pwc' of mark ended" in op.reason for op in ops)

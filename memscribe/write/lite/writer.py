@@ -250,11 +250,23 @@ class _EpisodeRun:
             or self._known_person(mention, expanded, st.speaker.subject)
         ):
             subject = mention.subject
+        facts = [self._held_ending(fact) for fact in facts]
         valid_from = st.at
         day = timing.day
         if day is not None and day <= st.at.date() and not (tense.future and not tense.past):
             valid_from = min(st.at, datetime(day.year, day.month, day.day, tzinfo=UTC))
         return _Reading(timing.text, subject, mention, facts, tense, timing, valid_from, timing.until)
+
+    def _held_ending(self, fact: Fact) -> Fact:
+        """An ending of a value its subject holds in a single-valued slot ends that slot: "mark finally quit pwc"
+        after "my husband Mark is an auditor at PwC" ends his employer, not a hobby called "pwc"."""
+        if fact.kind is not FactKind.END or fact.single or not fact.value:
+            return fact
+        for record in self.ledger.stored_subject(fact.subject):
+            attribute = (record.slot or "").partition("/")[2]
+            if record.value and record.value.casefold() == fact.value.casefold() and attribute != fact.attribute:
+                return Fact(fact.subject, attribute, record.value, True, FactKind.END)
+        return fact
 
     def _known_person(self, mention: Mention | None, text: str, speaker: str) -> bool:
         """Whether a statement opens with a name the speaker wrote before inside a sentence ("my husband Mark
