@@ -14,12 +14,36 @@ from datetime import datetime
 from memscribe.core.records import MemoryDraft, MemoryRecord, Operation, OpKind, Owner, Status
 from memscribe.write.ports import CandidateSource
 
-__all__ = ["Ledger", "Pending"]
+__all__ = ["Ledger", "Pending", "draft_from_record"]
 
 _CONSUMING = frozenset({OpKind.UPDATE, OpKind.SUPERSEDE, OpKind.DELETE})
 # The rules ask for a statement's similar memories 8 and 12 deep; both are cut from one search this deep, so
 # a statement is searched (fused, reranked) once per episode rather than once per depth.
 _SIMILAR_DEPTH = 12
+
+
+def draft_from_record(record: MemoryRecord, **changes: object) -> MemoryDraft:
+    """A draft that reproduces ``record`` (for an UPDATE), with ``changes`` applied. It keeps the record's
+    episode, so its message indices still name the words they were said in, unless ``changes`` gives others."""
+    draft = MemoryDraft(
+        text=record.text,
+        subject=record.subject,
+        slot=record.slot,
+        value=record.value,
+        owner=record.owner,
+        layer=record.layer,
+        scene=record.scene,
+        tags=record.tags,
+        message_indices=record.message_indices,
+        confidence=record.confidence,
+        valid_from=record.valid_from,
+        valid_to=record.valid_to,
+        metadata=dict(record.metadata),
+        episode_id=record.episode_id,
+    )
+    if "message_indices" in changes:
+        changes = {"episode_id": None, **changes}
+    return replace(draft, **changes)  # type: ignore[arg-type]
 
 
 @dataclass

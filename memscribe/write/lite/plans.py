@@ -17,10 +17,9 @@ from datetime import datetime
 
 from memscribe.core.records import Layer, MemoryDraft, MemoryRecord, Operation, OpKind
 from memscribe.write.lite.lazy import lazy
-from memscribe.write.lite.ledger import Ledger, Pending
+from memscribe.write.lite.ledger import Ledger, Pending, draft_from_record
 from memscribe.write.lite.lexicon import VERB_GROUPS
 from memscribe.write.lite.matching import content_tokens, stem
-from memscribe.write.lite.revise import draft_from_record
 from memscribe.write.lite.tense import lemmas
 
 __all__ = ["PlanCompletions", "accomplishment"]

@@ -16,6 +16,7 @@ from memscribe.core.text import normalize
 from memscribe.write.lite.lazy import lazy
 from memscribe.write.lite.ledger import Ledger, Pending
 from memscribe.write.lite.matching import content_tokens, covers, near_duplicate
+from memscribe.write.lite.siblings import unsay_changed
 from memscribe.write.lite.slots import Fact, FactKind
 
 __all__ = ["Reconciler", "same_value"]
@@ -143,20 +144,11 @@ class Reconciler:
             return self._propose(
                 OpKind.ADD, reason, at, speaker, draft=history, target=current.id, candidates=ids
             )
-        start = max(draft.valid_from or at, current.valid_from)
         reason = (
             f"{fact.attribute} of {fact.subject} changed from '{current.value}' to '{fact.value}' "
             f"(single-valued slot {fact.slot})"
         )
-        return self._propose(
-            OpKind.SUPERSEDE,
-            reason,
-            at,
-            speaker,
-            draft=replace(draft, valid_from=start),
-            target=current.id,
-            candidates=ids,
-        )
+        return self._close(current, records, reason, draft, at, speaker)
 
     def _confirm(
         self, current: MemoryRecord, fact: Fact, draft: MemoryDraft, at: datetime, speaker: str, ids: tuple[str, ...]
@@ -259,9 +251,10 @@ class Reconciler:
         at: datetime,
         speaker: str,
     ) -> Pending | None:
-        """SUPERSEDE ``record`` with ``draft``, never dated before the memory it closes."""
+        """SUPERSEDE ``record`` with ``draft``, never dated before the memory it closes; the memories kept from
+        the same statement for its other facts leave the old value out (:mod:`siblings`)."""
         start = max(draft.valid_from or at, record.valid_from)
-        return self._propose(
+        entry = self._propose(
             OpKind.SUPERSEDE,
             reason,
             at,
@@ -270,6 +263,8 @@ class Reconciler:
             target=record.id,
             candidates=tuple(r.id for r in records),
         )
+        unsay_changed(self.ledger, record, at, speaker)
+        return entry
 
     def plain(self, draft: MemoryDraft, at: datetime, speaker: str) -> Pending | None:
         """A statement with no slot: ADD unless a near-duplicate exists (NOOP) or it refines one (UPDATE)."""

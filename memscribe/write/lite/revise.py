@@ -15,42 +15,18 @@ from datetime import datetime
 
 from memscribe.core.records import MemoryDraft, MemoryRecord, Operation, OpKind, Owner
 from memscribe.read.topics import topics_of
-from memscribe.write.lite.ledger import Ledger, Pending
+from memscribe.write.lite.ledger import Ledger, Pending, draft_from_record
 from memscribe.write.lite.matching import topic_matches
 from memscribe.write.lite.reconcile import Reconciler, same_value
 from memscribe.write.lite.requests import Correction, forget_attributes, value_shape
 from memscribe.write.lite.segment import split_sentences
 from memscribe.write.lite.slots import Fact
 
-__all__ = ["Reviser", "draft_from_record"]
+__all__ = ["Reviser"]
 
 # Topics narrow enough that a forget request naming one covers every memory on it.
 _NARROW_TOPICS = frozenset({"phone", "address", "money", "health", "birthday"})
 _THAT = frozenset({"that", "this", "what i said", "what i just said", "that last part", "the last thing", "those"})
-
-
-def draft_from_record(record: MemoryRecord, **changes: object) -> MemoryDraft:
-    """A draft that reproduces ``record`` (for an UPDATE), with ``changes`` applied. It keeps the record's
-    episode, so its message indices still name the words they were said in, unless ``changes`` gives others."""
-    draft = MemoryDraft(
-        text=record.text,
-        subject=record.subject,
-        slot=record.slot,
-        value=record.value,
-        owner=record.owner,
-        layer=record.layer,
-        scene=record.scene,
-        tags=record.tags,
-        message_indices=record.message_indices,
-        confidence=record.confidence,
-        valid_from=record.valid_from,
-        valid_to=record.valid_to,
-        metadata=dict(record.metadata),
-        episode_id=record.episode_id,
-    )
-    if "message_indices" in changes:
-        changes = {"episode_id": None, **changes}
-    return replace(draft, **changes)  # type: ignore[arg-type]
 
 
 def _replace_last(text: str, old: str, new: str) -> str:

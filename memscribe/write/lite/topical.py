@@ -25,14 +25,13 @@ from functools import partial
 from memscribe.core.records import MemoryDraft, MemoryRecord, Operation, OpKind, Owner
 from memscribe.read.topics import MULTI_TOPICS, topics_of
 from memscribe.write.lite.cues import change_cues, changes, ends, hypothetical, temporary
-from memscribe.write.lite.ledger import Ledger, Pending
+from memscribe.write.lite.ledger import Ledger, Pending, draft_from_record
 from memscribe.write.lite.levels import ladder_steps, stepped_past
 from memscribe.write.lite.lexicon import words
 from memscribe.write.lite.linked import changed_topics, stated_topics
 from memscribe.write.lite.matching import content_tokens, stem
 from memscribe.write.lite.phrases import believed_values
 from memscribe.write.lite.residue import ended_values, still_holds
-from memscribe.write.lite.revise import draft_from_record
 from memscribe.write.lite.schedule import moved_days, without_old_day
 
 __all__ = ["TopicReplacer", "statement_tags"]

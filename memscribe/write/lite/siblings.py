@@ -1,0 +1,56 @@
+"""What the other memories of a statement still say of a value that changed.
+
+A statement with several slot facts ("My husband Mark is an auditor at PwC": his partner, his employer, his job
+title) is kept once per fact, in the same words, so that changing one fact leaves the others current. When one
+of those values changes or ends, the others still name it: "Where does he work?" finds "… an auditor at PwC"
+after he quit PwC. Their next version leaves out the phrase that names the old value ("at PwC") when it closes
+a clause; the words as said stay in the metadata. A value named elsewhere in the clause ("lives in Boston and
+works at MIT") is left as said: cutting it would garble the sentence.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from memscribe.core.records import MemoryRecord, Operation, OpKind
+from memscribe.write.lite.ledger import Ledger, draft_from_record
+from memscribe.write.lite.matching import content_tokens
+
+__all__ = ["unsay_changed", "without_value"]
+
+
+def without_value(text: str, value: str) -> str | None:
+    """``text`` without the phrase that names ``value`` after a preposition and ends a clause ("at PwC,"), or
+    None when there is no such phrase or too little would remain."""
+    if not value.strip():
+        return None
+    phrase = re.compile(
+        r"\s*\b(?:at|with|for|from|in)\s+(?:the\s+)?" + re.escape(value.strip())
+        + r"(?:'s)?(?=\s*(?:[,.;:!?)]|\s[—–-]\s|$))",
+        re.IGNORECASE,
+    )
+    rest = phrase.sub("", text, count=1)
+    if rest == text or len(content_tokens(rest)) < 2:
+        return None
+    return rest
+
+
+def unsay_changed(ledger: Ledger, closed: MemoryRecord, at: datetime, speaker: str) -> None:
+    """Leave the old value of ``closed`` (a slot fact just superseded) out of the current memories kept from the
+    same statement for its other facts."""
+    if not closed.value:
+        return
+    taken = ledger.taken()
+    for record in ledger.stored_similar(closed.text, None):
+        if record.id == closed.id or record.id in taken or record.text != closed.text:
+            continue
+        if record.episode_id != closed.episode_id or (record.value or "").casefold() == closed.value.casefold():
+            continue
+        rest = without_value(record.text, closed.value)
+        if rest is None:
+            continue
+        said = record.metadata.get("said", record.text)
+        revised = draft_from_record(record, text=rest, metadata={**dict(record.metadata), "said": said})
+        reason = f"said with {closed.slot} '{closed.value}', which changed: the old value left out"
+        ledger.propose(Operation(OpKind.UPDATE, reason, revised, record.id, (closed.id, record.id)), at, speaker)

@@ -1,0 +1,37 @@
+"""A statement kept once per slot fact: when one value changes, the others stop naming the old value."""
+
+from __future__ import annotations
+
+from test_lite_support import ListCandidates, at, say
+
+from memscribe.core.records import OpKind
+from memscribe.write.lite.siblings import without_value
+
+
+def _current(store: ListCandidates) -> list[str]:
+    return [r.text for r in store.records if r.retired_at is None and r.valid_to is None]
+
+
+def test_the_phrase_naming_the_old_value_goes_when_it_closes_a_clause() -> None:
+    assert without_value("My husband Mark is an auditor at PwC, so jan–mar", "pwc") == (
+        "My husband Mark is an auditor, so jan–mar"
+    )
+    assert without_value("I work as a physio with the NHS.", "NHS") == "I work as a physio."
+    # In the middle of a clause, or not after a preposition, or nothing left: as said.
+    assert without_value("she lives in Boston and works at MIT", "boston") is None
+    assert without_value("PwC is where Mark works", "pwc") is None
+    assert without_value("at PwC", "pwc") is None
+
+
+def test_a_changed_employer_leaves_the_job_title_said_with_it() -> None:
+    store = ListCandidates()
+    say(store, "My husband Mark is an auditor at PwC, so jan–mar is busy", at(2023, 1, 30))
+    slots = {r.slot for r in store.records}
+    assert {"mark/employer", "mark/job_title"} <= slots  # one memory per fact, in the same words
+    ops = say(store, "Mark quit PwC and joined Unilever.", at(2023, 6, 12))
+    assert any(op.kind is OpKind.UPDATE and "the old value left out" in op.reason for op in ops)
+    current = _current(store)
+    assert not any("PwC" in text for text in current), current
+    assert any(text.startswith("My husband Mark is an auditor, so") for text in current)
+    revised = next(op.draft for op in ops if op.kind is OpKind.UPDATE and op.draft is not None)
+    assert revised.metadata["said"] == "My husband Mark is an auditor at PwC, so jan–mar is busy"  # as said
