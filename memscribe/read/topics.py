@@ -101,6 +101,7 @@ _CUES: dict[str, tuple[str, str]] = {
     ),
     "habit": (
         """smoke smoking smoker cigarette cigarettes vape vaping drink drinking coffee tea matcha espresso
+        espressos latte lattes cappuccino cortado cortados americano macchiato mocha chai decaf
         alcohol sober quit caffeine routine morning app apps streak meditating""",
         "抽烟 戒烟 喝酒 咖啡 茶 fumar café fumer Kaffee rauchen",
     ),
@@ -137,6 +138,7 @@ _SHAPES = (
         ),
     ),
     ("health", re.compile(r"\b\d+\s?(?:mg|mcg|ml)\b", re.IGNORECASE)),
+    ("habit", re.compile(r"\bflat whites?\b", re.IGNORECASE)),
     # Where the speaker is now, named: "we're in Cambridge now", "now based in Lisbon".
     (
         "home",
@@ -186,7 +188,9 @@ _IDIOMS = re.compile(
     r"|(?:pottery|art|painting|yoga|dance|dancing|cooking|music|drawing|ceramics|craft|fitness|spin|swim"
     r"|swimming|guitar|piano|singing|photography) class(?:es)?"
     # Food and sayings that name an animal but no pet: "is a hot dog a sandwich", "dog tired", "copycat".
-    r"|hot ?dogs?|corn ?dogs?|dog[- ]tired|top dog|dog days|copy ?cats?|fat cats?|cat ?naps?)\b",
+    r"|hot ?dogs?|corn ?dogs?|dog[- ]tired|top dog|dog days|copy ?cats?|fat cats?|cat ?naps?"
+    # A flat that is no home: a coffee (on the habit topic by its shape), a tyre, a price.
+    r"|flat (?:whites?|tyres?|tires?|rate|fee|out|broke))\b",
     re.IGNORECASE,
 )
 _HOBBY_CLASS = re.compile(r"class(?:es)?\b", re.IGNORECASE)

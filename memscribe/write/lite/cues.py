@@ -21,8 +21,8 @@ __all__ = ["change_cues", "changes", "end_cues", "ends", "hypothetical", "tempor
 # Giving notice both ends a job and says a new value is coming.
 _NOTICE = r"(?:gave|given|handed in|put in) (?:my|her|his|their) notice"
 _CHANGE = lazy(
-    r"\b(?:now|nowadays|these days|currently|at the moment|no longer|not \w+ anymore|anymore|any more"
-    r"|switched|switching|changed|moved|relocated|promoted|promotion|new|newly|started|starting|joined"
+    r"\b(?:now|nowadays|these days|currently|at the moment|atm|(?-i:rn)|no longer|not \w+ anymore|anymore|any more"
+    r"|switched|switching|swapped|ditched|changed|moved|relocated|promoted|promotion|new|newly|started|starting|joined"
     r"|accepted|accepted an offer|took the job|got the job|landed|hired|transferred|became|become|converted"
     r"|upgraded|replaced|traded|sold|bought|got rid of|finally|officially|instead|from now on|since then"
     r"|went back|back to|back in|returned|took (?:his|her|my \w+'s|their) (?:name|surname|last name)"
@@ -41,7 +41,7 @@ _END = lazy(
     r"|let go|fired|lost my job|stepped down|retired"
     r"|passed away|died|put (?:her|him|them|it) to sleep"
     r"|put down|rehomed|re-homed|gave (?:her|him|them|it) away|ran away|broke up|split up|divorced"
-    r"|separated|sold|stopped|gave up|got rid of|moved out|not \w+ anymore|ex-|last day (?:at|of|in)"
+    r"|separated|sold|stopped|gave up|got rid of|ditched|dumped|moved out|not \w+ anymore|ex-|last day (?:at|of|in)"
     r"|said (?:bye|goodbye) to|put (?-i:[A-Z][a-z]+) to sleep"
     r"|(?:\d+|a|one|two|three|four|five|six) (?:days?|weeks?|months?|years?) (?:no|without|off|clean|sober"
     r"|smoke[- ]free)|smoke[- ]free)\b"

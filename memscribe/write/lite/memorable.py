@@ -10,6 +10,7 @@ import re
 
 from memscribe.core.redact import REDACTED
 from memscribe.core.text import STOPWORDS
+from memscribe.write.lite.cues import ends
 from memscribe.write.lite.lazy import lazy
 from memscribe.write.lite.lexicon import NOT_NAMES, words
 
@@ -146,8 +147,8 @@ def drop_reason(text: str) -> str | None:
         return "filler"
     words = [w.lower() for w in _WORD.findall(bare)]
     content = [w for w in words if w not in STOPWORDS and w not in _WEAK and len(w) > 1]
-    if len(words) < 3 or len(content) < 2:
-        return "too little content"
+    if (len(words) < 3 and not ends(bare)) or len(content) < 2:
+        return "too little content"  # two words that end something are news: "dumped sam", "quit smoking"
     if not _FIRST_PERSON.search(bare) and not _names_someone(bare):
         return "not about anyone"
     return None

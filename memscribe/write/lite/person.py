@@ -94,6 +94,7 @@ _DROPPED_SUBJECT = lazy(
     r"^(?P<verb>gonna|wanna|going to|planning to|planning on|hoping to|trying to|thinking about|thinking of"
     r"|just|finally|recently|went|got|moved|started|bought|adopted|visited|been|had|love|loved|spent|finished"
     r"|made|took|tried|joined|quit|signed up|handed in|gave notice|going(?= freelance)|sold|lost my|left my"
+    r"|living|staying|working|renting|dating|studying|teaching"
     r"|still(?=\s+(?:\w+ing|at|in|with|into|obsessed|single|dating|married|engaged|\d+)\b))\b",
     re.IGNORECASE,
 )

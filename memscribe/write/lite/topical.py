@@ -227,9 +227,10 @@ class TopicReplacer:
         start = draft.valid_from or at
         # Found by the words as said: the memory's own text may have left the ended value out.
         for record in self.ledger.stored_similar(said, Owner.USER, limit=_CANDIDATES):
-            if record.slot is not None or not self._comparable(record, draft, start):
-                continue  # slot facts are closed by their own rules, by value
-            if named := values & content_tokens(record.text):
+            if not self._comparable(record, draft, start):
+                continue
+            # A slot fact closes when its value is what ended ("ditched the civic" after "I drive a Honda Civic").
+            if named := values & content_tokens(record.value if record.slot is not None else record.text):
                 ended = [f"the end of '{w}'" for w in sorted(named)]
                 self._close(entry, record, start, at, speaker, ended, lambda c: bool(values & content_tokens(c)))
 
