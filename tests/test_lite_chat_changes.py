@@ -1,5 +1,7 @@
-"""Changes told the way people type in chat: slang cues ("rn", "atm", "ditched", "swapped", "dumped"), two
-words that end something, a subject left out before "living", a slot value named as ended, coffee by its name."""
+"""Changes told the way people type in chat: slang cues ("rn", "atm", "ditched", "swapped", "dumped", "upped"),
+two words that end something, a subject left out ("living in …", "gave up on …"), a slot value named as ended, a
+couple ended by the partner's name, what a doctor does to "my" medication, an employer typed in lowercase, an
+activity moved to another time of day, coffee by its name."""
 
 from __future__ import annotations
 
@@ -8,8 +10,14 @@ from pathlib import Path
 import pytest
 
 from memscribe import Memory
+from memscribe.core.records import Owner
 from memscribe.read.topics import topics_of
 from memscribe.write.lite.memorable import drop_reason
+from memscribe.write.lite.person import Referents, find_subject
+from memscribe.write.lite.schedule import moved_days, without_old_day
+from memscribe.write.lite.segment import Speaker
+from memscribe.write.lite.slots import extract_facts
+from memscribe.write.lite.tense import detect_tense
 
 CASES = [
     ("I drive a Honda Civic, it's old but reliable.", "ditched the civic, biking everywhere", "Honda"),
@@ -18,6 +26,15 @@ CASES = [
     ("My go-to drink is a flat white.", "switched to a cortado, way better", "flat white"),
     ("I'm dating Sam, he's great.", "dumped sam. moving on", "dating Sam"),
     ("I work at Google on the ads team.", "working at stripe now, way less meetings", "Google"),
+    ("I'm learning Spanish on Duolingo", "gave up on spanish, doing italian instead", "learning Spanish"),
+    ("we live in austin", "officially moved to nashville", "austin"),  # "Officially" is no one's name
+    ("I'm married to Tom, 8 years this june.", "tom and I are divorced now. it's for the best", "married to"),
+    ("My boyfriend is Jake.", "jake and I broke up last week", "boyfriend is Jake"),
+    ("I take 20mg of lexapro every morning", "my doctor upped my lexapro to 30mg", "20mg"),  # the news is mine
+    ("I'm a nurse at St. Mary's hospital.", "started at kaiser last week, the commute is so much better", "Mary"),
+    ("I run every morning before work", "switched my runs to the evening, mornings are too cold", "every morning"),
+    ("I go to the gym at 6am", "gym is at 7pm now, new shift", "6am"),
+    ("I play soccer on Tuesdays", "soccer moved to thursdays this season", "Tuesdays"),  # "Soccer" is no one
 ]
 
 
@@ -44,3 +61,24 @@ def test_a_flat_white_is_a_coffee_and_a_flat_tyre_no_home() -> None:
     assert topics_of("my usual is an oat flat white") == {"habit"}
     assert "home" not in topics_of("got a flat tyre on the way")
     assert topics_of("our flat in Leeds is tiny") == {"home"}
+
+
+def test_an_employer_name_with_an_abbreviation_is_whole() -> None:
+    said = "I am a nurse at St. Mary's hospital."
+    speaker = Speaker("user", "User", Owner.USER)
+    facts = extract_facts(said, find_subject(said, speaker, Referents()), "user", detect_tense(said))
+    assert ("employer", "st. mary's hospital") in {(f.attribute, f.value) for f in facts}
+
+
+def test_a_time_of_day_moved_like_a_weekday() -> None:
+    assert moved_days("switched my runs to the evening, mornings are too cold") == [("run", "evening")]
+    assert moved_days("gym is at 7pm now, new shift") == [("gym", "7pm")]
+    assert without_old_day("I go to the gym at 6am", "gym", "7pm") == ""
+    assert without_old_day("I go to the gym at 7 pm", "gym", "7pm") is None  # the same time
+
+
+def test_a_sentence_opened_by_an_adverb_or_a_name_and_a_date() -> None:
+    speaker = Speaker("user", "User", Owner.USER)
+    assert find_subject("Officially moved to nashville", speaker, Referents()) is None
+    found = find_subject("Emma turned 5 on 9 March 2024, we did a unicorn party", speaker, Referents())
+    assert found is not None and found.subject == "emma"

@@ -21,6 +21,7 @@ def test_the_phrase_naming_the_old_value_goes_when_it_closes_a_clause() -> None:
     assert without_value("she lives in Boston and works at MIT", "boston") is None
     assert without_value("PwC is where Mark works", "pwc") is None
     assert without_value("at PwC", "pwc") is None
+    assert without_value("I'm a nurse at St. Mary's hospital.", "st. mary's hospital") == "I'm a nurse."
 
 
 def test_a_changed_employer_leaves_the_job_title_said_with_it() -> None:

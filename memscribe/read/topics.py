@@ -22,7 +22,7 @@ _CUES: dict[str, tuple[str, str]] = {
         """job* work works working worked employer company firm startup start-up office hired hire offer
         onboarding laid layoff* fired redundan* resign* freelanc* self-employed contract contractor career
         colleague* coworker* co-worker* boss manager intern internship employed unemployed clients client
-        workplace notice meetings retire* retiring""",
+        workplace notice meetings retire* retiring commute commuting paycheck payroll""",
         "公司 工作 上班 入职 离职 辞职 跳槽 同事 老板 报到 退休 offer 单位 jubilad* retraite retraité aposentad*"
         " trabajo trabajar trabajo empresa"
         " curro travail travaille bosse boulot entreprise poste démission* arbeite arbeitet Arbeit Firma Job"

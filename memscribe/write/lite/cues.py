@@ -27,7 +27,8 @@ _CHANGE = lazy(
     r"|upgraded|replaced|traded|sold|bought|got rid of|finally|officially|instead|from now on|since then"
     r"|went back|back to|back in|returned|took (?:his|her|my \w+'s|their) (?:name|surname|last name)"
     r"|changed my name|legally|after the wedding|just got|quit|left|gave up|stopped|raised|increased"
-    r"|decreased|dropped|went up|went down|renewed|dropped to|up to|down to|passed|graduated|made|bumped|appointed"
+    r"|decreased|upped|lowered|reduced|doubled|halved|tapered|dropped|went up|went down|renewed|dropped to"
+    r"|up to|down to|passed|graduated|made|bumped|appointed"
     r"|named|elevated|stepped up|took over|signed|closed on|anymore|replaced|dethroned|gone|no more|these days"
     r"|renamed|rebranded|first day (?:at|of|in)|" + _NOTICE +
     r"|move(?:'s| is| was| has been) (?:done|over|finished|complete|official)|(?:finished|done) moving)\b"

@@ -130,6 +130,7 @@ NOT_NAMES = (
     every each any many much more most other another such mine ours after before since while because
     although though even still just only recently finally lately"""
     )
+    | ADVERBS
     | frozenset(MONTHS)
     | frozenset(WEEKDAYS)
     # Holidays open sentences as names do: "Valentine's dinner ideas for my girlfriend" is no Valentine's.

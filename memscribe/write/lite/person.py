@@ -50,6 +50,9 @@ _RELATION = lazy(
     re.IGNORECASE,
 )
 _MY = lazy(r"^(?:my|our)\b", re.IGNORECASE)
+# Who acts for the speaker: what they do to "me" or "my …" right after their verb is the speaker's news.
+_ACTS_FOR = frozenset({"doctor", "therapist", "boss", "manager", "mentor"})
+_ON_SPEAKER = lazy(r"^(?:\w+\s+){0,2}?\w+\s+(?:me|my)\b", re.IGNORECASE)
 _PERSON_VERB = (
     r"(?:lives|lived|works|worked|moved|is|was|has|had|got|gets|loves|likes|adopted|turned|married|started"
     r"|joined|studies|speaks|went|just|recently|finally|also|bought|visited|wants|plans|quit|left|became"
@@ -94,7 +97,8 @@ _DROPPED_SUBJECT = lazy(
     r"^(?P<verb>gonna|wanna|going to|planning to|planning on|hoping to|trying to|thinking about|thinking of"
     r"|just|finally|recently|went|got|moved|started|bought|adopted|visited|been|had|love|loved|spent|finished"
     r"|made|took|tried|joined|quit|signed up|handed in|gave notice|going(?= freelance)|sold|lost my|left my"
-    r"|living|staying|working|renting|dating|studying|teaching"
+    r"|living|staying|working|renting|dating|studying|teaching|gave up|stopped|switched|ditched|dumped"
+    r"|broke up|retired|graduated|passed|failed|changed|swapped|traded|picked up|took up|upped"
     r"|still(?=\s+(?:\w+ing|at|in|with|into|obsessed|single|dating|married|engaged|\d+)\b))\b",
     re.IGNORECASE,
 )
@@ -131,6 +135,9 @@ def _relation(match: re.Match[str], text: str, speaker: Speaker, refs: Referents
     rel = "-".join([*mods, match.group("rel").lower()]) if mods else match.group("rel").lower()
     key = f"{speaker.subject}'s {rel}"
     remainder = text[match.end() :]
+    if rel in _ACTS_FOR and not match.group("name") and _ON_SPEAKER.match(remainder):
+        # "my doctor upped my lexapro", "my boss gave me a raise": the news is the speaker's
+        return Mention(speaker.subject, speaker.display, remainder, first_person=True, via="first")
     if match.group("name") and match.group("name").lower() not in NOT_NAMES:
         subject, display = match.group("name").lower(), match.group("name")
         refs.aliases[key] = (subject, display)
@@ -145,8 +152,9 @@ def _relation(match: re.Match[str], text: str, speaker: Speaker, refs: Referents
 
 def _named(match: re.Match[str], text: str, speaker: Speaker, refs: Referents) -> Mention | None:
     name = match.group("name")
-    if name.split()[0].lower() in NOT_NAMES:
-        return None
+    first = name.split()[0].lower()
+    if first in NOT_NAMES or (len(first) >= 7 and first.endswith("ly") and not first.endswith("erly")):
+        return None  # "Officially moved to nashville": an adverb opening a sentence (Kimberly is a name)
     subject = name.lower()
     if subject == speaker.subject:
         return Mention(speaker.subject, speaker.display, "my " + text[match.end() :], True, via="first")
@@ -161,7 +169,8 @@ def find_subject(text: str, speaker: Speaker, refs: Referents) -> Mention | None
     """The subject of ``text`` (already contraction-expanded), or None when it cannot be told."""
     text = _LEAD_TIME.sub("", text, count=1)
     lead = _LEAD_PHRASE.match(text)
-    if lead and _TIMEISH.search(lead.group("lead")) and not _SUBORDINATE.search(lead.group("lead")):
+    if (lead and _TIMEISH.search(lead.group("lead")) and not _SUBORDINATE.search(lead.group("lead"))
+            and not _NAME.match(lead.group("lead"))):  # "Emma turned 5 on saturday, we …" is her news, not a time
         text = text[lead.end() :]
     if match := _FIRST.match(text):
         return Mention(speaker.subject, speaker.display, text[match.end() :], first_person=True, via="first")

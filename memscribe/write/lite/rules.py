@@ -46,7 +46,7 @@ _JOBS = "|".join(sorted(JOB_HEADS, key=len, reverse=True))
 _NAME = r"(?-i:[A-Z][a-z'-]+(?:\s+[A-Z][a-z'-]+)?)"
 # "is like 6 years away", "was like a brother": after a form of "be", "like" compares; it is not liking.
 _NOT_AFTER_BE = r"(?<!\bis )(?<!\bam )(?<!\bare )(?<!\bwas )(?<!\bwere )(?<!\bbe )(?<!\bbeen )"
-_NP = r"[^,.;!?()]+"
+_NP = r"(?:[^,.;!?()]|(?<=\b(?:St|Dr|Mt|Ft))\.)+"  # a phrase to the next punctuation ("St. Mary's" is one)
 _LIST = r"[^.;!?()]+"  # lists run past commas: "reading, painting and hiking"
 # "a cat allergy", "a dog bite": the animal word is not a pet here.
 _NOT_PET = (
@@ -101,6 +101,8 @@ _SHORT_SPAN = (
 )
 # Single-valued (S) attributes hold one current value; multi-valued (M) ones accumulate.
 S, M = True, False
+# Words that end a lowercase name: "kaiser the week before", "kaiser last week", "kaiser and".
+_NOT_NAME_WORD = r"(?:the|a|an|last|next|this|on|in|at|for|and|but|so|to|today|yesterday|now|week|since)\b"
 _CAP = "(?-i:[A-Z])"  # a proper noun must start here: "joined Google", not "joined a gym"
 
 
@@ -133,6 +135,12 @@ STATE_RULES: tuple[Rule, ...] = (
           r"|got a job with|landed a job at|accepted an offer from|accepted a job at|took a job at|hired by"
           r"|hired at|employed by|employed at|started my new job at|started a new job at|got a new job at)\s+"
           r"(?P<v>" + _CAP + _NP + ")", value_employer, single=S, past_ok=True),
+    # typed in lowercase: a name all the same when the sentence speaks of work ("started at kaiser, the commute …")
+    _rule("employer", r"{AUX}(?:joined|started at|starting at|start at|started working at|got a job at|took a job at)"
+          r"\s+(?!(?:the|a|an|my|our|this|that|some|home|work|school|\d)\b)"
+          r"(?P<v>(?-i:[a-z])[\w&'-]*(?:\s+(?!" + _NOT_NAME_WORD + r")(?-i:[a-z])[\w&'-]*)?)"
+          r"(?=[^.!?]*\b(?:job|work|career|office|company|team|commute|onboarding|shift|coworkers|colleagues|boss"
+          r"|manager|first day|first week)\b)", value_employer, single=S, past_ok=True),
     _rule("employer", r"my (?:new )?(?:job|position|role) (?:is )?(?:at|with)\s+(?P<v>" + _CAP + _NP + ")",
           single=S),
     _rule("employer", r"{AUX}(?:a|an)\s+(?:[\w-]+\s+){0,3}(?:" + _JOBS + r")\s+(?:at|for|with)\s+"
@@ -343,6 +351,10 @@ PRE_RULES: tuple[Rule, ...] = (
     _rule("location", r"(?:I am )?writing (?:to you )?from\s+(?P<v>" + _CAP + _NP + ")", value_place, single=S),
     _rule("partner", r"(?P<v>" + _NAME + r") and I (?:got together|are (?:still )?(?:together|going strong|dating"
           r"|engaged|married|a couple))\b", value_name, single=S, past_ok=True),
+    # a couple that ended, told by the partner's name: "Jake and I broke up", "tom and I are divorced now"
+    _rule("partner", r"(?P<v>" + _NAME + r") and I (?:(?:have|are|just|finally|officially|got|recently) )*(?:broke up"
+          r"|split up|split|separated|divorced|called it off|called it quits)\b", value_name, single=S, past_ok=True,
+          ends=True),
     # a pet, by name, that died or was rehomed: ends the pet of that name, if there is one
     _rule("pets", r"(?P<v>" + _NAME + r")\s+(?:passed away|died|was put down|went to live with|has gone to live"
           r" with|was rehomed)\b", value_name, single=M, past_ok=True, ends=True),

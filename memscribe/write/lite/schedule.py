@@ -1,5 +1,5 @@
-"""A weekday moved for one activity of several: "pottery moved to wednesdays" after "my week: pottery class
-tuesdays, climbing thursdays".
+"""A weekday or a time of day moved for one activity of several: "pottery moved to wednesdays" after "my week:
+pottery class tuesdays, climbing thursdays", "gym is at 7pm now" after "I go to the gym at 6am".
 
 A routine is often said as one list of activities and days, so the older statement is about many things at once.
 When a newer statement moves one activity to another weekday, only that activity's clause of the older
@@ -16,16 +16,22 @@ from memscribe.write.lite.matching import content_tokens, stem
 
 __all__ = ["moved_days", "without_old_day"]
 
-_DAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_DAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?"
+# A time of day stands where a weekday does: "runs moved to the evening", "gym is at 7pm now".
+_TIME = r"(?:morning|evening|afternoon|night|lunchtime|noon)s?|\d{1,2}(?::\d{2})?\s?(?:am|pm)"
+_WHEN = r"(?:" + _DAY + "|" + _TIME + ")"
+_KIND = r"(?:\s+(?:class|classes|lesson|lessons|practice|training|night|club|session|sessions))?"
 _MOVED = lazy(
-    r"\b(?P<what>[a-z]{3,})(?:\s+(?:class|classes|lesson|lessons|practice|training|night|club|session|sessions))?"
-    r"\s+(?:is\s+|are\s+|has\s+|have\s+|got\s+|was\s+|just\s+|now\s+)*(?:moved|moving|switched|changed|shifted"
-    r"|pushed|bumped)\s+(?:over\s+)?to\s+(?:on\s+)?(?P<day>" + _DAY + r")s?\b"
-    r"|\b(?P<what2>[a-z]{3,})(?:\s+(?:class|classes|lesson|lessons|practice|training|night|club|session))?"
-    r"\s+(?:is|are)\s+(?:now\s+)?on\s+(?P<day2>" + _DAY + r")s?\s+now\b",
+    r"\b(?P<what>[a-z]{3,})" + _KIND + r"\s+(?:is\s+|are\s+|has\s+|have\s+|got\s+|was\s+|just\s+|now\s+)*"
+    r"(?:moved|moving|switched|changed|shifted|pushed|bumped)\s+(?:over\s+)?to\s+(?:on\s+|the\s+)?"
+    r"(?P<day>" + _WHEN + r")\b"
+    r"|\b(?:moved|switched|changed|shifted|pushed)\s+(?:my|our|the)\s+(?P<what3>[a-z]{3,})" + _KIND
+    + r"\s+to\s+(?:on\s+|the\s+)?(?P<day3>" + _WHEN + r")\b"
+    r"|\b(?P<what2>[a-z]{3,})" + _KIND + r"\s+(?:is|are)\s+(?:now\s+)?(?:on|at|in the)\s+(?P<day2>" + _WHEN
+    + r")\s+now\b",
     re.IGNORECASE,
 )
-_ANY_DAY = lazy(r"\b(?P<day>" + _DAY + r")s?\b", re.IGNORECASE)
+_ANY_DAY = lazy(r"\b(?P<day>" + _WHEN + r")\b", re.IGNORECASE)
 _PIECE = re.compile(r"(?:(?<!\s)\s+)?(?:[,;:]|\band\b|\.(?=\s|$))\s*", re.IGNORECASE)
 _NOT_ACTIVITIES = frozenset({"dentist", "appointment", "meeting", "everything", "it", "that", "this", "mine"})
 
@@ -34,11 +40,16 @@ def moved_days(text: str) -> list[tuple[str, str]]:
     """``(activity stem, new weekday)`` for each activity ``text`` says moved to another weekday."""
     out = []
     for m in _MOVED.finditer(text):
-        what = (m.group("what") or m.group("what2")).lower()
-        day = (m.group("day") or m.group("day2")).lower()
+        what = (m.group("what") or m.group("what2") or m.group("what3")).lower()
+        day = _when(m.group("day") or m.group("day2") or m.group("day3"))
         if what not in _NOT_ACTIVITIES and what not in ("class", "lesson", "lessons", "classes"):
             out.append((stem(what), day))
     return out
+
+
+def _when(said: str) -> str:
+    """A weekday or a time of day as one spelling: "Wednesdays" → "wednesday", "7 pm" → "7pm"."""
+    return said.lower().replace(" ", "").removesuffix("s")
 
 
 def without_old_day(text: str, activity: str, day: str) -> str | None:
@@ -49,7 +60,7 @@ def without_old_day(text: str, activity: str, day: str) -> str | None:
         p
         for p in pieces
         if activity in content_tokens(p)
-        and (days := {d.lower() for d in _ANY_DAY.findall(p)})
+        and (days := {_when(d) for d in _ANY_DAY.findall(p)})
         and day not in days
         and len(_ANY_DAY.findall(p)) == 1
     ]

@@ -31,7 +31,7 @@ def without_value(text: str, value: str) -> str | None:
         re.IGNORECASE,
     )
     rest = phrase.sub("", text, count=1)
-    if rest == text or len(content_tokens(rest)) < 2:
+    if rest == text or not content_tokens(rest):
         return None
     return rest
 

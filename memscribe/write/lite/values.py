@@ -27,7 +27,7 @@ __all__ = [
 
 # A value ends where a preposition, conjunction or time word starts the next part of the sentence.
 _CUT = lazy(
-    r"(?<!\s)\s*(?:[,;:()\[\]!?\"]|\.(?:\s|$)|\s-\s)|(?<!\s)\s+(?:and|but|because|since|so|with|for|when|while|where|which"
+    r"(?<!\s)\s*(?:[,;:()\[\]!?\"]|(?<!\bSt)(?<!\bDr)(?<!\bMt)(?<!\bFt)(?<!\bJr)(?<!\bSr)(?<!\bCo)\.(?:\s|$)|\s-\s)|(?<!\s)\s+(?:and|but|because|since|so|with|for|when|while|where|which"
     r"|who|that|after|before|until|till|as|to|from|on|at|in|by|near|last|next|this|yesterday|today|tomorrow"
     r"|ago|now|anymore|again|too|though|although|these|lately|recently|already|around|about|during|if|or"
     r"|than|then|just|right|every|each|since|starting|soon|nowadays|instead|full-time|part-time|back|more than"

@@ -25,7 +25,7 @@ from memscribe.write.lite.language import someone_else, statement_drop_reason
 from memscribe.write.lite.lazy import compile_declared, lazy
 from memscribe.write.lite.ledger import Ledger, Pending
 from memscribe.write.lite.lexicon import NOT_NAMES
-from memscribe.write.lite.matching import content_tokens, topic_matches
+from memscribe.write.lite.matching import content_tokens, stem, topic_matches
 from memscribe.write.lite.memorable import question_head, skip_wording, strip_preamble
 from memscribe.write.lite.person import Mention, Referents, expand_contractions, find_subject, restore_subject
 from memscribe.write.lite.phrases import drop_old_phrases, drop_replaced_clause
@@ -41,6 +41,7 @@ from memscribe.write.lite.requests import (
 from memscribe.write.lite.residue import drop_old_values
 from memscribe.write.lite.retime import complete_days, resolve_by_clause
 from memscribe.write.lite.revise import Reviser
+from memscribe.write.lite.schedule import moved_days
 from memscribe.write.lite.segment import Statement, Unit, group_units, segment_episode, split_sentences
 from memscribe.write.lite.slots import Fact, FactKind, extract_facts, first_verb, resolve_fact
 from memscribe.write.lite.subjects import opens_with, split_by_subject
@@ -241,6 +242,8 @@ class _EpisodeRun:
             timing = Timing(_YEAR_AFTER_MONTH.sub(r"\1", timing.text), None, None, ())
         expanded = expand_contractions(timing.text)  # values are read once dates are absolute
         mention = find_subject(expanded, st.speaker, refs)
+        if mention is not None and mention.via == "name" and _moves_itself(mention, expanded):
+            mention = None  # "soccer moved to thursdays": an activity moved to another day, no one's name
         facts = extract_facts(expanded, mention, st.speaker.subject, tense)
         subject = st.speaker.subject
         if mention is not None and (
@@ -517,6 +520,11 @@ def _left(m: re.Match[str]) -> str:
 
 
 _NAMED_AFTER = lazy(r"\s(?-i:[A-Z][\w&.-]+)")
+
+
+def _moves_itself(mention: Mention, text: str) -> bool:
+    """Whether the name a statement opens with is an activity it moves to another day or time."""
+    return any(stem(mention.subject) == what for what, _ in moved_days(text))
 
 
 def _group_text(unit: Unit, members: list[Statement], requests: set[int]) -> str:
