@@ -21,6 +21,8 @@ def test_the_phrase_naming_the_old_value_goes_when_it_closes_a_clause() -> None:
     assert without_value("she lives in Boston and works at MIT", "boston") is None
     assert without_value("PwC is where Mark works", "pwc") is None
     assert without_value("at PwC", "pwc") is None
+    # A partner who no longer is one keeps their name, not the relation.
+    assert without_value("My girlfriend Priya lives in Pune.", "priya", "partner") == "Priya lives in Pune."
     assert without_value("I'm a nurse at St. Mary's hospital.", "st. mary's hospital") == "I'm a nurse."
 
 

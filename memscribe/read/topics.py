@@ -100,7 +100,7 @@ _CUES: dict[str, tuple[str, str]] = {
         "爱好 跑步 健身 练 游泳 瑜伽 钢琴 吉他 pasatiempo hobby loisir Hobby",
     ),
     "habit": (
-        """smoke smoking smoker cigarette cigarettes vape vaping drink drinking coffee tea matcha espresso
+        """smoke smoking smoker cigarette cigarettes vape vaping drink drinking coffee coffees tea matcha espresso
         espressos latte lattes cappuccino cortado cortados americano macchiato mocha chai decaf
         alcohol sober quit caffeine routine morning app apps streak meditating""",
         "抽烟 戒烟 喝酒 咖啡 茶 fumar café fumer Kaffee rauchen",
@@ -224,6 +224,8 @@ def _tables() -> tuple[dict[str, frozenset[str]], dict[str, tuple[str, ...]], di
 @lru_cache(maxsize=8192)
 def _word_topics(word: str) -> frozenset[str]:
     exact, prefixes, _ = _tables()
+    if word not in exact and word[:1].isdigit() and (unit := word.lstrip("0123456789.,")):
+        word = unit  # a number and its unit in one word: "88kg" is about what "kg" is about ("5k" is a race)
     found = exact.get(word, frozenset())
     return found | {topic for topic, heads in prefixes.items() if topic not in found and word.startswith(heads)}
 

@@ -26,7 +26,8 @@ _CHANGE = lazy(
     r"|accepted|accepted an offer|took the job|got the job|landed|hired|transferred|became|become|converted"
     r"|upgraded|replaced|traded|sold|bought|got rid of|finally|officially|instead|from now on|since then"
     r"|went back|back to|back in|returned|took (?:his|her|my \w+'s|their) (?:name|surname|last name)"
-    r"|changed my name|legally|after the wedding|just got|quit|left|gave up|stopped|raised|increased"
+    r"|changed my name|legally|after the wedding|got married|got engaged|tied the knot|eloped|just got"
+    r"|quit|left|gave up|stopped|raised|increased"
     r"|decreased|upped|lowered|reduced|doubled|halved|tapered|dropped|went up|went down|renewed|dropped to"
     r"|up to|down to|passed|graduated|made|bumped|appointed"
     r"|named|elevated|stepped up|took over|signed|closed on|anymore|replaced|dethroned|gone|no more|these days"
@@ -40,12 +41,13 @@ _CHANGE = lazy(
 _END = lazy(
     r"\b(?:no longer|anymore|any more|quit|quitting|left|leaving|resigned|laid off|" + _NOTICE +
     r"|let go|fired|lost my job|stepped down|retired"
-    r"|passed away|died|put (?:her|him|them|it) to sleep"
+    r"|passed away|died|put (?:her|him|them|it) to sleep|(?:had|have) to put (?P<put>\w+) (?:down|to sleep)"
+    r"|switched from|moved on from|changed from"
     r"|put down|rehomed|re-homed|gave (?:her|him|them|it) away|ran away|broke up|split up|divorced"
     r"|separated|sold|stopped|gave up|got rid of|ditched|dumped|moved out|not \w+ anymore|ex-|last day (?:at|of|in)"
     r"|said (?:bye|goodbye) to|put (?-i:[A-Z][a-z]+) to sleep"
     r"|(?:\d+|a|one|two|three|four|five|six) (?:days?|weeks?|months?|years?) (?:no|without|off|clean|sober"
-    r"|smoke[- ]free)|smoke[- ]free)\b"
+    r"|smoke[- ]free|\w+[- ]free)|smoke[- ]free)\b"
     r"|离职|辞职|分手|离婚|去世|走了|不再|戒了|卖了|ya no|murió|dejé|démissionné|quitté|nicht mehr"
     r"|gekündigt|já não|morreu|saí",
     re.IGNORECASE,

@@ -50,9 +50,10 @@ _RELATION = lazy(
     re.IGNORECASE,
 )
 _MY = lazy(r"^(?:my|our)\b", re.IGNORECASE)
-# Who acts for the speaker: what they do to "me" or "my …" right after their verb is the speaker's news.
+# Who acts for the speaker: what they do to "me" or "my …" right after their verb, or what they say, is the
+# speaker's news ("my doctor upped my lexapro", "my doctor says it's not penicillin").
 _ACTS_FOR = frozenset({"doctor", "therapist", "boss", "manager", "mentor"})
-_ON_SPEAKER = lazy(r"^(?:\w+\s+){0,2}?\w+\s+(?:me|my)\b", re.IGNORECASE)
+_ON_SPEAKER = lazy(r"^(?:\w+\s+){0,2}?\w+\s+(?:me|my)\b|^(?:says|said|thinks|reckons)\b", re.IGNORECASE)
 _PERSON_VERB = (
     r"(?:lives|lived|works|worked|moved|is|was|has|had|got|gets|loves|likes|adopted|turned|married|started"
     r"|joined|studies|speaks|went|just|recently|finally|also|bought|visited|wants|plans|quit|left|became"

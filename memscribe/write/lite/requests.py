@@ -23,7 +23,10 @@ _MARKER = (
     r"(?:(?:sorry|oops|whoops|wait|no|nope|actually|correction|my bad|my mistake|i misspoke|to be clear|ugh|turns out"
     r"|let me correct (?:that|myself)|scratch that|typo|i misread(?: \w+){0,3}|i was wrong|i got (?:it|that)"
     r" wrong|i mixed (?:it|them|those) up|i made a mistake|oups|je me suis tromp\w*|perdón|me equivoqué"
-    r"|desculpa|enganei-me|me enganei|entschuldigung|ich habe mich geirrt)[\s,:;.!-]+)+"
+    r"|desculpa|enganei-me|me enganei|entschuldigung|ich habe mich geirrt"
+    # what a doctor or a test found puts a belief right as the speaker would: "my doctor says it's not X, it's Y"
+    r"|(?:my |the )?(?:doctor|doc|allergist|dermatologist|vet|dentist|test|tests|results|lab|blood test|dna test)"
+    r" (?:says|said|showed|shows|confirmed|found)(?: that)?)[\s,:;.!-]+)+"
 )
 _LEAD = (
     r"(?:i meant|i mean|it'?s|it is|it was|that'?s|that is|that was|that should be|should be|make that"

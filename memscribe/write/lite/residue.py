@@ -50,6 +50,8 @@ _NOW = lazy(r"\bnow\b(?! that)", re.IGNORECASE)
 _QUOTES = re.compile(r"['‘’\"“”]+(?=\W|$)|(?<!\w)['‘’\"“”]+")
 _OVER = lazy(r"\b(?:is|'s|are|was) (?:so |totally |officially )?(?:over|dead|done)\b", re.IGNORECASE)
 _CAPITALISED = re.compile(r"\b[A-Z][\w'-]+")
+# Where what ended gives way to what comes next: "switched from violin to cello", "sold the civic to a neighbour".
+_ONWARD = re.compile(r"\s+(?:to|into|for)\s+", re.IGNORECASE)
 _PLACED = lazy(r"\b(?:in|at|from|for|with|near|to)\s+(?:the\s+)?([^\W\d_]{4,})")
 _CJK_RUN = re.compile(r"[\u3400-\u9fff]{2,}")
 _LEADING = lazy(r"^(?:but|though|although|while|whereas)\b[\s,]*", re.IGNORECASE)
@@ -228,10 +230,13 @@ def ended_values(text: str) -> set[str]:
     for match in end_cues(text):
         if _NOT_ENDED.search(text[max(0, match.start() - 24) : match.start()]):
             continue  # "I won't quit on my dreams", "anyone else would quit": nothing ended
-        after = re.split(r"[,;:!?.。，；！？—–()]", text[match.end() :], maxsplit=1)[0]
-        named = " ".join(_CAPITALISED.findall(match.group(0)))  # "put Clover to sleep" names it in the cue
+        after = _ONWARD.split(re.split(r"[,;:!?.。，；！？—–()]", text[match.end() :], maxsplit=1)[0], maxsplit=1)[0]
+        # The cue may name what ended: "put Clover to sleep", "had to put pepper down".
+        named = " ".join([*_CAPITALISED.findall(match.group(0)), *(g for g in [match.groupdict().get("put")] if g)])
         near = named + " " + " ".join(after.split()[:4])
         plain = _NOT_VALUES.sub(" ", near)
         kept = (w for w in _marks(plain) if not any(ch.isdigit() for ch in w) and not has_cjk(w))
-        out |= {w for w in kept if w in CAR_BRANDS or not topics_of(w)}  # a make is a cue and a value: "the civic"
+        # A make is a cue and a value ("the civic"); so is what one switched from ("switched from violin").
+        switched = match.group(0).lower().endswith("from")
+        out |= {w for w in kept if switched or w in CAR_BRANDS or not topics_of(w)}
     return out

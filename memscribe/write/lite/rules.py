@@ -351,7 +351,9 @@ PRE_RULES: tuple[Rule, ...] = (
     _rule("location", r"(?:I am )?writing (?:to you )?from\s+(?P<v>" + _CAP + _NP + ")", value_place, single=S),
     _rule("partner", r"(?P<v>" + _NAME + r") and I (?:got together|are (?:still )?(?:together|going strong|dating"
           r"|engaged|married|a couple))\b", value_name, single=S, past_ok=True),
-    # a couple that ended, told by the partner's name: "Jake and I broke up", "tom and I are divorced now"
+    # a couple's news told by the partner's name: "Marcus and I got married", "tom and I are divorced now"
+    _rule("relationship_status", r"(?:" + _NAME + r") and I (?:(?:just|finally|officially|are now|have) )*(?:got|are)"
+          r" (?P<v>married|engaged)\b", _lower, single=S, past_ok=True),
     _rule("partner", r"(?P<v>" + _NAME + r") and I (?:(?:have|are|just|finally|officially|got|recently) )*(?:broke up"
           r"|split up|split|separated|divorced|called it off|called it quits)\b", value_name, single=S, past_ok=True,
           ends=True),

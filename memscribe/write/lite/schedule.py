@@ -27,7 +27,7 @@ _MOVED = lazy(
     r"(?P<day>" + _WHEN + r")\b"
     r"|\b(?:moved|switched|changed|shifted|pushed)\s+(?:my|our|the)\s+(?P<what3>[a-z]{3,})" + _KIND
     + r"\s+to\s+(?:on\s+|the\s+)?(?P<day3>" + _WHEN + r")\b"
-    r"|\b(?P<what2>[a-z]{3,})" + _KIND + r"\s+(?:is|are)\s+(?:now\s+)?(?:on|at|in the)\s+(?P<day2>" + _WHEN
+    r"|\b(?P<what2>[a-z]{3,})" + _KIND + r"\s+(?:(?:is|are)\s+)?(?:now\s+)?(?:on|at|in the)\s+(?P<day2>" + _WHEN
     + r")\s+now\b",
     re.IGNORECASE,
 )

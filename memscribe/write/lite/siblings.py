@@ -4,7 +4,8 @@ A statement with several slot facts ("My husband Mark is an auditor at PwC": his
 title) is kept once per fact, in the same words, so that changing one fact leaves the others current. When one
 of those values changes or ends, the others still name it: "Where does he work?" finds "… an auditor at PwC"
 after he quit PwC. Their next version leaves out the phrase that names the old value ("at PwC") when it closes
-a clause; the words as said stay in the metadata. A value named elsewhere in the clause ("lives in Boston and
+a clause, or the relation to a partner who no longer is one ("my girlfriend Priya lives in Pune" → "Priya lives
+in Pune"); the words as said stay in the metadata. A value named elsewhere in the clause ("lives in Boston and
 works at MIT") is left as said: cutting it would garble the sentence.
 """
 
@@ -15,25 +16,32 @@ from datetime import datetime
 
 from memscribe.core.records import MemoryRecord, Operation, OpKind
 from memscribe.write.lite.ledger import Ledger, draft_from_record
+from memscribe.write.lite.lexicon import PARTNER_WORDS
 from memscribe.write.lite.matching import content_tokens
 
 __all__ = ["unsay_changed", "without_value"]
 
+_PARTNER = "|".join(sorted(PARTNER_WORDS, key=len, reverse=True))
 
-def without_value(text: str, value: str) -> str | None:
-    """``text`` without the phrase that names ``value`` after a preposition and ends a clause ("at PwC,"), or
-    None when there is no such phrase or too little would remain."""
+
+def without_value(text: str, value: str, attribute: str = "") -> str | None:
+    """``text`` without the phrase that names ``value`` after a preposition and ends a clause ("at PwC,"), or,
+    for a partner, the relation before the name ("my girlfriend Priya" → "Priya"); None when there is no such
+    phrase or too little would remain."""
     if not value.strip():
         return None
-    phrase = re.compile(
-        r"\s*\b(?:at|with|for|from|in)\s+(?:the\s+)?" + re.escape(value.strip())
-        + r"(?:'s)?(?=\s*(?:[,.;:!?)]|\s[—–-]\s|$))",
-        re.IGNORECASE,
-    )
+    named = re.escape(value.strip())
+    if attribute == "partner":
+        phrase = re.compile(rf"\b(?:my|our)\s+(?:{_PARTNER})\s+(?={named}\b)", re.IGNORECASE)
+    else:
+        phrase = re.compile(
+            r"\s*\b(?:at|with|for|from|in)\s+(?:the\s+)?" + named + r"(?:'s)?(?=\s*(?:[,.;:!?)]|\s[—–-]\s|$))",
+            re.IGNORECASE,
+        )
     rest = phrase.sub("", text, count=1)
     if rest == text or not content_tokens(rest):
         return None
-    return rest
+    return rest[:1].upper() + rest[1:] if text[:1].isupper() else rest
 
 
 def unsay_changed(ledger: Ledger, closed: MemoryRecord, at: datetime, speaker: str) -> None:
@@ -47,7 +55,7 @@ def unsay_changed(ledger: Ledger, closed: MemoryRecord, at: datetime, speaker: s
             continue
         if record.episode_id != closed.episode_id or (record.value or "").casefold() == closed.value.casefold():
             continue
-        rest = without_value(record.text, closed.value)
+        rest = without_value(record.text, closed.value, (closed.slot or "").partition("/")[2])
         if rest is None:
             continue
         said = record.metadata.get("said", record.text)

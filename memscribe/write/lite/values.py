@@ -31,7 +31,7 @@ _CUT = lazy(
     r"|who|that|after|before|until|till|as|to|from|on|at|in|by|near|last|next|this|yesterday|today|tomorrow"
     r"|ago|now|anymore|again|too|though|although|these|lately|recently|already|around|about|during|if|or"
     r"|than|then|just|right|every|each|since|starting|soon|nowadays|instead|full-time|part-time|back|more than"
-    r"|is|are|was|were|it|atm|(?-i:rn|lol|tbh))\b"
+    r"|is|are|was|were|it|specifically|especially|mainly|mostly|atm|(?-i:rn|lol|tbh))\b"
     r"|(?<!\s)\s+(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of|several)\s+"
     r"(?:minute|hour|day|night|week|month|year)s?\b",
     re.IGNORECASE,
