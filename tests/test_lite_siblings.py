@@ -38,3 +38,15 @@ def test_a_changed_employer_leaves_the_job_title_said_with_it() -> None:
     assert any(text.startswith("My husband Mark is an auditor, so") for text in current)
     revised = next(op.draft for op in ops if op.kind is OpKind.UPDATE and op.draft is not None)
     assert revised.metadata["said"] == "My husband Mark is an auditor at PwC, so jan–mar is busy"  # as said
+
+
+def test_an_ending_told_in_lowercase_leaves_the_old_employer_out_of_the_partner_memory(tmp_path) -> None:
+    from memscribe import Memory
+
+    with Memory(tmp_path / "store.db", writer="lite", embedder="hash") as memory:
+        memory.add("My wife Elena is a lawyer at Baker McKenzie.", user_id="u", timestamp="2024-01-10T10:00:00Z")
+        memory.add("elena left baker mckenzie, she's in-house at Google now", user_id="u",
+                   timestamp="2024-03-10T10:00:00Z")  # fmt: skip
+        current = [row["memory"] for row in memory.list(user_id="u")["results"]]
+    assert "My wife Elena is a lawyer." in current  # her job and that she is the wife still hold
+    assert not any("Baker" in text for text in current), current

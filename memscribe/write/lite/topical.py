@@ -33,6 +33,7 @@ from memscribe.write.lite.matching import content_tokens, stem
 from memscribe.write.lite.phrases import believed_values
 from memscribe.write.lite.residue import ended_values, still_holds
 from memscribe.write.lite.schedule import moved_days, without_old_day
+from memscribe.write.lite.siblings import unsay_changed
 
 __all__ = ["TopicReplacer", "statement_tags"]
 
@@ -304,6 +305,8 @@ class TopicReplacer:
             reason = f"{reason}: the clauses it replaces left out, the rest still holds"
             self.ledger.propose(Operation(OpKind.UPDATE, reason, kept, record.id, (record.id,)), at, speaker)
             return
+        if record.slot is not None:  # a slot fact closes whole: its old value goes from what was said with it
+            unsay_changed(self.ledger, record, at, speaker)
         draft = entry.draft
         if entry.op.kind is OpKind.ADD and entry.op.target is None and draft is not None:
             # The new statement supersedes the first statement it replaces: one version chain, journaled.
