@@ -108,3 +108,27 @@ def test_a_fact_the_forget_does_not_name_is_kept_in_the_words_that_name_it() -> 
     say(store, "can you forget which school Theo goes to?", at(2024, 3, 5))
     kept = " ".join(r.text for r in store._current())
     assert "Maplewood" not in kept and "my son Theo" in kept and "teacher seems great" in kept
+
+
+@pytest.mark.parametrize(
+    ("request_said", "left"),
+    [
+        ("please forget everything about my brother", ["I love hiking in the Peak District."]),
+        ("forget about my brother tom", ["I love hiking in the Peak District."]),
+        # Only what the request names: his job stays.
+        ("forget that my brother lives in Leeds",
+         ["I love hiking in the Peak District.", "Tom got a new job at IBM, so proud of him"]),
+    ],
+)  # fmt: skip
+def test_forgetting_a_relative_reaches_the_memories_of_the_name_they_were_given(
+    tmp_path, request_said: str, left: list[str]
+) -> None:
+    from memscribe import Memory
+
+    with Memory(tmp_path / "store.db", writer="lite", embedder="hash") as memory:
+        memory.add("My brother Tom lives in Leeds.", user_id="u", timestamp="2024-01-10T10:00:00Z")
+        memory.add("Tom got a new job at IBM, so proud of him", user_id="u", timestamp="2024-02-10T10:00:00Z")
+        memory.add("I love hiking in the Peak District.", user_id="u", timestamp="2024-02-11T10:00:00Z")
+        memory.add(request_said, user_id="u", timestamp="2024-03-10T10:00:00Z")
+        current = sorted(row["memory"] for row in memory.list(user_id="u")["results"])
+    assert current == sorted(left)

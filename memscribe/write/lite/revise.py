@@ -16,6 +16,7 @@ from datetime import datetime
 from memscribe.core.records import MemoryDraft, MemoryRecord, Operation, OpKind, Owner
 from memscribe.read.topics import topics_of
 from memscribe.write.lite.ledger import Ledger, Pending, draft_from_record
+from memscribe.write.lite.lexicon import RELATION_MODS, RELATION_WORD
 from memscribe.write.lite.matching import topic_matches
 from memscribe.write.lite.reconcile import Reconciler, same_value
 from memscribe.write.lite.requests import Correction, forget_attributes, value_shape
@@ -77,9 +78,16 @@ class Reviser:
             return topic_matches(topic, text) or bool(kinds & topics_of(text))
 
         pool = self.ledger.stored_similar(topic, None, limit=16) + self.ledger.stored_subject(speaker)
+        # "forget everything about my brother": the person the speaker named as their brother ("my brother Tom")
+        # is who the request is about, every memory of theirs.
+        people = _named_as(topic, pool)
+        whole = _WHOLE_PERSON.fullmatch(topic.strip()) is not None
+        for person in sorted(people):
+            pool += self.ledger.stored_subject(person)
         for record in pool:
             about = record.subject.lower()
-            if (about.startswith(allowed) or about in topic.lower()) and named(record.text):
+            theirs = about.startswith(allowed) or about in topic.lower() or about in people
+            if (whole and about in people) or (theirs and named(record.text)):
                 targets.setdefault(record.id, record)
         for entry in self.ledger.pending():
             draft = entry.draft
@@ -89,7 +97,8 @@ class Reviser:
         by_slot = {r.id for slot in slots for r in self.ledger.stored_slot(slot, Owner.USER)}
         for record in targets.values():
             reason = f"asked to forget '{topic}'"
-            rest = None if record.id in by_slot else _unnamed_rest(record, named, words_named)
+            erased = record.id in by_slot or (whole and record.subject.lower() in people)  # all of the person
+            rest = None if erased else _unnamed_rest(record, named, words_named)
             if rest is None:
                 self.ledger.propose(_delete(record.id, reason, examined), at, speaker)
             else:
@@ -215,6 +224,29 @@ def _unnamed_rest(
     metadata = {k: v for k, v in record.metadata.items() if k not in ("said", "topics")}
     fact = {} if value is None or value.lower() in rest.lower() else {"slot": None, "value": None}
     return draft_from_record(record, text=rest, metadata=metadata, **fact)
+
+
+# A request about a whole person: "my brother", "everything about my brother", "my ex-husband Mark".
+_WHOLE_PERSON = re.compile(
+    r"(?:(?:everything|all|anything)\s+(?:about|of|regarding)\s+)?\b(?:my|our)\s+" + RELATION_MODS
+    + r"(?P<rel>" + RELATION_WORD + r")(?:\s+(?P<name>(?-i:[A-Z])[a-z'-]+|[a-z'-]+$))?",
+    re.IGNORECASE,
+)
+
+
+def _named_as(topic: str, records: list[MemoryRecord]) -> set[str]:
+    """The people ``records`` name as the relative ``topic`` names ("my brother" after "my brother Tom": tom)."""
+    match = _WHOLE_PERSON.search(topic)
+    if match is None:
+        return set()
+    if match.group("name"):
+        return {match.group("name").lower()}
+    naming = re.compile(
+        r"\b(?:my|our)\s+" + RELATION_MODS + "(?:" + re.escape(match.group("rel")) + r")\s+([A-Z][a-z'-]+)",
+        re.IGNORECASE,
+    )
+    return {m.group(1).lower() for r in records for m in naming.finditer(r.text)
+            if r.subject.lower() == m.group(1).lower()}  # fmt: skip
 
 
 def _delete(target: str, reason: str, candidates: tuple[str, ...]) -> Operation:
