@@ -43,6 +43,8 @@ CASES = [
     ("I'm allergic to penicillin", "my doctor says it's not penicillin, it's amoxicillin", "to penicillin"),
     ("I'm engaged to Marcus!", "Marcus and I got married last weekend!!", "engaged"),
     ("My girlfriend Priya lives in Pune.", "priya and I split up in january", "girlfriend"),
+    ("My best friend Kim works at Apple.", "kim got poached by Meta!!", "works at Apple"),
+    ("I'm a Lakers fan.", "ok I'm a Celtics fan now, don't judge", "Lakers"),
 ]
 
 
@@ -90,3 +92,11 @@ def test_a_sentence_opened_by_an_adverb_or_a_name_and_a_date() -> None:
     assert find_subject("Officially moved to nashville", speaker, Referents()) is None
     found = find_subject("Emma turned 5 on 9 March 2024, we did a unicorn party", speaker, Referents())
     assert found is not None and found.subject == "emma"
+
+
+def test_a_count_in_words_is_a_number() -> None:
+    from memscribe.read.traits import _read
+    from memscribe.write.lite.topical import _measures
+
+    assert _measures("our son was born!! two kids now") == {"kid": "2"}
+    assert _read("two kids now").numeric and not _read("one of my friends").numeric

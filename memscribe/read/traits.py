@@ -30,7 +30,8 @@ _FILLER_WORDS = """hi hey hello hiya yo thanks thank bye goodbye wow great aweso
 _FILLER = frozenset(_FILLER_WORDS.split())
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _NAME_WORD = re.compile(r"(?<![.!?]\s)(?<!^)\b(?-i:[A-Z][a-z]+)\b")
-_NUMBER = re.compile(r"\d")
+# A number in digits or in words ("two kids now"); "one" says "a" as often as a count, so it is left out.
+_NUMBER = re.compile(r"\d|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozen)\b", re.IGNORECASE)
 _PROPER = re.compile(r"(?<![.!?]\s)(?<!^)\b(?-i:[A-Z][a-z]+|[A-Z]{2,5})\b")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _PLACED = re.compile(r"\b(?:in|at|from|near)\s+([a-z]{3,})\b(?!')")

@@ -133,7 +133,8 @@ STATE_RULES: tuple[Rule, ...] = (
     _rule("employer", r"{AUX}(?:joined|started at|started working at|started working for|got a job at"
           r"|start at|starting at|start working at|starting work at|start my new job at"
           r"|got a job with|landed a job at|accepted an offer from|accepted a job at|took a job at|hired by"
-          r"|hired at|employed by|employed at|started my new job at|started a new job at|got a new job at)\s+"
+          r"|hired at|employed by|employed at|started my new job at|started a new job at|got a new job at"
+          r"|poached by|recruited by|got poached by|got recruited by)\s+"
           r"(?P<v>" + _CAP + _NP + ")", value_employer, single=S, past_ok=True),
     # typed in lowercase: a name all the same when the sentence speaks of work ("started at kaiser, the commute …")
     _rule("employer", r"{AUX}(?:joined|started at|starting at|start at|started working at|got a job at|took a job at)"
@@ -307,6 +308,9 @@ STATE_RULES: tuple[Rule, ...] = (
     # favourites with no category said ("nothing beats ramen for me"): the category is resolved later
     _rule("favorite", r"{AUX}(?:love|loves|adore|adores) (?P<v>[^,.;!?]{1,30}?) more than anything", single=S),
     _rule("favorite", r"{AUX}(?:obsessed with|fallen for)\s+(?P<v>" + _NP + ")", single=S, past_ok=True),
+    # the team one supports: "I'm a Lakers fan", "ok I'm a Celtics fan now"
+    _rule("favorite_team", r"{AUX}(?:a|an)\s+(?:(?:huge|big|massive|die-hard|diehard|lifelong|proud)\s+)*(?P<v>" + _CAP
+          + r"[\w'-]*(?:\s+" + _CAP + r"[\w'-]*)?)\s+fan\b", single=S, copula=True),
     # working for oneself is an employer too: "going freelance for a while", "I'm self-employed now"
     _rule("employer", r"{AUX}(?:(?:going|gone|went|turned|working|work|a)\s+)?(?P<v>freelance|freelancing"
           r"|self-employed|sole trader|working for myself)\b(?!\s+(?:for|at|with)\s+" + _CAP + ")",

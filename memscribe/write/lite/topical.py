@@ -61,7 +61,14 @@ def statement_tags(text: str) -> tuple[str, ...]:
 
 # "7 hours", "80 kg", "20mg": a number with its unit. Days, weeks, months and years mostly say how long ago or
 # for how long, not what is measured.
-_MEASURE = re.compile(r"(?<![\d:.,])(\d+(?:[.,]\d+)?)\s?([a-z]{1,12})\b", re.IGNORECASE)
+_MEASURE = re.compile(
+    r"(?<![\d:.,])(\d+(?:[.,]\d+)?|\b(?:one|two|three|four|five|six|seven|eight|nine|ten))\s?([a-z]{1,12})\b",
+    re.IGNORECASE,
+)
+_NUMBER_WORDS = {
+    w: str(i)
+    for i, w in enumerate(("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"), 1)
+}
 _DURATIONS = frozenset({
     "day", "days", "week", "weeks", "month", "months", "year", "years", "yr", "yrs", "am", "pm", "th", "st", "nd",
     "rd", "times", "x", "of", "and", "or", "to", "in", "on", "at", "a",
@@ -77,9 +84,10 @@ _DAY = re.compile(
 
 
 def _measures(text: str) -> dict[str, str]:
-    """Unit → number for each measure in ``text`` ("5 hours a night" → {"hour": "5"}); dates are left out."""
-    return {m.group(2).lower().rstrip("s"): m.group(1) for m in _MEASURE.finditer(_DAY.sub(" ", text))
-            if m.group(2).lower() not in _DURATIONS}  # fmt: skip
+    """Unit → number for each measure in ``text`` ("5 hours a night" → {"hour": "5"}, "two kids" → {"kid": "2"});
+    dates are left out."""
+    return {m.group(2).lower().rstrip("s"): _NUMBER_WORDS.get(m.group(1).lower(), m.group(1))
+            for m in _MEASURE.finditer(_DAY.sub(" ", text)) if m.group(2).lower() not in _DURATIONS}  # fmt: skip
 
 
 def _remeasured(new: dict[str, str], old_text: str) -> bool:
