@@ -45,6 +45,8 @@ CASES = [
     ("My girlfriend Priya lives in Pune.", "priya and I split up in january", "girlfriend"),
     ("My best friend Kim works at Apple.", "kim got poached by Meta!!", "works at Apple"),
     ("I'm a Lakers fan.", "ok I'm a Celtics fan now, don't judge", "Lakers"),
+    ("I have a goldfish named Bubbles.", "RIP bubbles 🐟 he had a good run", "goldfish named"),
+    ("My go-to lunch spot is Chipotle.", "sweetgreen is my new go-to, chipotle got too expensive", "spot is Chipotle"),
 ]
 
 

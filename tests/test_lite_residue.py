@@ -173,3 +173,8 @@ def test_in_text_typed_without_capitals_the_place_words_stand_in_for_names() -> 
                            others=["I walked home from work with Anna"]) == (
         "sad to leave work early but the new job in Turin is great"
     )  # fmt: skip
+
+
+def test_no_conjunction_is_left_dangling_where_a_clause_went() -> None:
+    said = "we bought a house so no more landlord!"
+    assert drop_old_values(said, ["our landlord is Mr. Patel, he never fixes anything"]) == "we bought a house!"

@@ -105,7 +105,7 @@ _CUES: dict[str, tuple[str, str]] = {
         alcohol sober quit caffeine routine morning app apps streak meditating""",
         "抽烟 戒烟 喝酒 咖啡 茶 fumar café fumer Kaffee rauchen",
     ),
-    "favourite": ("""favourite favorite fave fav""", "最喜欢 favorito favorita préféré préférée Lieblings"),
+    "favourite": ("""favourite favorite fave fav go-to""", "最喜欢 favorito favorita préféré préférée Lieblings"),
     "language": (
         """language languages speak speaks speaking fluent learning spanish french german japanese italian
         portuguese mandarin chinese korean english jlpt dele delf level""",

@@ -169,6 +169,9 @@ def drop_old_values(
     return _join(pieces, dropped)
 
 
+# A conjunction left at the end once the clause it led to goes: "we bought a house so <dropped>!".
+_DANGLING = re.compile(r"(?<=\w)\s+(?:so|but|and|though|although|because|while|whereas)$", re.IGNORECASE)
+
 # Words that only lead into the clause after them: left alone when that clause goes ("Also, I gave up coffee.").
 _LEAD_INS = frozenset({"also", "and", "plus", "so", "but", "anyway", "btw", "oh", "well", "ok", "okay", "then"})
 
@@ -181,12 +184,12 @@ def _join(pieces: list[tuple[str, str]], dropped: set[int]) -> str:
                 parts.pop()  # "Also, <dropped>." leaves no "Also."
             if parts and re.search(r"[.!?。！？]", after) and not re.search(r"[.!?。！？]\s*$", parts[-1]):
                 # the sentence ends with the dropped clause: the clause before it ends the sentence now
-                parts[-1] = parts[-1].rstrip(" ,;:—–-") + after.strip(" ") + " "
+                parts[-1] = _DANGLING.sub("", parts[-1].rstrip(" ,;:—–-")) + after.strip(" ") + " "
             continue
         if i - 1 in dropped:
             clause = _LEADING.sub("", clause.lstrip())  # "but" went with the clause it contrasted
         parts.append(clause + after)
-    return re.sub(r"\s{2,}", " ", "".join(parts)).strip(" ,;:—–-")
+    return _DANGLING.sub("", re.sub(r"\s{2,}", " ", "".join(parts)).strip(" ,;:—–-"))
 
 
 def still_holds(text: str, changed: Callable[[str], bool]) -> str | None:

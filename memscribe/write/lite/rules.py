@@ -230,7 +230,7 @@ STATE_RULES: tuple[Rule, ...] = (
     _rule("vehicle", r"{AUX}(?:drive|drives|driving|own|owns|bought|got|leased|purchased)\s+(?:a |an |my |the )?"
           r"(?:(?:new|used|brand new|second-hand|old|electric|red|blue|black|white)\s+)*(?P<v>(?:" + _BRAND
           + r")\b[\w -]{0,20}|(?:" + _VEHICLE + r")\b)", single=S, past_ok=True),
-    _rule("favorite", r"my (?:all[- ]time |absolute |current |new )?(?:favou?rite|fave|fav)\s+(?P<x>[a-z]"
+    _rule("favorite", r"my (?:all[- ]time |absolute |current |new )?(?:favou?rite|fave|fav|go-to)\s+(?P<x>[a-z]"
           r"[a-z ]{1,25}?)\s+(?:is|are|has to be|would be|has always been|right now is|at the moment is)\s+"
           r"(?P<v>" + _NP + ")", single=S),
     _rule("hobbies", r"my (?:favou?rite |new |latest )?(?:hobby|hobbies|pastime|pastimes|passion|passions) (?:is|are"
@@ -339,12 +339,12 @@ STATE_RULES: tuple[Rule, ...] = (
 PRE_RULES: tuple[Rule, ...] = (
     _rule("favorite", r"(?P<v>[^,.;!?]{1,40}?)\s+(?:is|are|has always been|has become|became)\s+"
           r"(?:definitely |probably |still |now |officially )?my (?:new |all[- ]time |absolute )?"
-          r"(?:favou?rite|fave|fav)\s+(?P<x>(?!now\b|these\b|ever\b)[a-z][a-z]{1,20}(?: [a-z]{2,20})?)"
+          r"(?:favou?rite|fave|fav|go-to)\s+(?P<x>(?!now\b|these\b|ever\b)[a-z][a-z]{1,20}(?: [a-z]{2,20})?)"
           r"(?=\s*(?:[,.!;]|$|now\b|these days\b|of all time\b|ever\b))", single=S),
     _rule("name", r"(?:you can\s+)?call me\s+(?P<v>" + _NAME + ")", value_name, single=S),
     # a favourite with no category ("sushi is my new favourite"); the writer resolves the category
     _rule("favorite", r"(?P<v>[^,.;!?]{1,40}?)\s+(?:is|are)\s+(?:definitely |now |honestly )?my (?:new |absolute )?"
-          r"(?:favou?rite|fave)(?=\s*(?:[,.!;]|$|now\b|these days\b))", single=S),
+          r"(?:favou?rite|fave|go-to)(?=\s*(?:[,.!;]|$|now\b|these days\b))", single=S),
     _rule("favorite", r"nothing beats\s+(?P<v>[^,.;!?]{1,40}?)\s+for me\b", single=S),
     _rule("vehicle", r"(?:my )?new (?:wheels|car|ride):?\s+(?:a |an |the )?(?P<v>(?:" + _BRAND + r")\b[\w -]{0,20})",
           single=S),
