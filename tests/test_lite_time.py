@@ -94,6 +94,13 @@ def test_words_that_only_look_like_dates_are_left_alone(text: str) -> None:
     assert resolve(text).refs == ()
 
 
+@pytest.mark.parametrize(
+    "text", ["haven't had a drink in 60 days", "first time in 3 years I slept through", "not been back in 2 weeks"]
+)
+def test_in_after_a_negation_or_first_says_how_long_not_when(text: str) -> None:
+    assert resolve(text).text == text
+
+
 def test_temporary_state_gets_an_end() -> None:
     timing = resolve("I'm in Madrid for ten days")
     assert timing.until == datetime(2023, 6, 13, tzinfo=UTC)

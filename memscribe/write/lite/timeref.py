@@ -136,7 +136,14 @@ def _ago(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
     return TimeRef(m.start(), m.end(), phrase, day, _period_after(day, unit))
 
 
+# "haven't had a drink in 60 days", "first time in 3 years": "in" says how long, not when.
+_FOR_SO_LONG = re.compile(r"\b(?:haven't|hasn't|hadn't|have not|has not|had not|not|never|no|first|last)\b[^.!?]*$",
+                          re.IGNORECASE)  # fmt: skip
+
+
 def _in_n(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
+    if (tense.past and not tense.future) or _FOR_SO_LONG.search(m.string, 0, m.start()):
+        return None  # "ran it in 3 days", "haven't had a drink in 60 days": a length of time, not a day
     n, unit = _number(m.group("n")), m.group("u").lower().rstrip("s")
     if unit in ("day", "night"):
         day = anchor + timedelta(days=n)
