@@ -105,3 +105,20 @@ def test_a_correction_of_an_older_statement_keeps_it_history() -> None:
     history = [op for op in ops if op.kind is OpKind.ADD and op.target == records[0].id]
     assert history and all(op.draft and op.draft.valid_to == stored_at for op in history)
     assert all(op.draft and "history" in op.draft.tags for op in history)
+
+
+def test_a_clock_set_back_still_records_changes_after_what_they_retire(tmp_path) -> None:
+    from datetime import UTC, datetime
+
+    from memscribe import Memory
+    from memscribe.core.clock import FrozenClock
+
+    clock = FrozenClock(datetime(2024, 3, 10, tzinfo=UTC))
+    with Memory(tmp_path / "store.db", writer="lite", embedder="hash", clock=clock) as memory:
+        memory.add("I live in Seattle.", user_id="u", timestamp="2024-03-01T12:00:00Z")
+        clock.advance(hours=-2)  # the system clock corrected backwards
+        result = memory.add("We moved to Sydney.", user_id="u", timestamp="2024-03-09T12:00:00Z")
+        assert [r["event"] for r in result["results"]] == ["SUPERSEDE"]
+        history = memory.history(result["results"][0]["supersedes"])
+    retired = [h for h in history if h["retired_at"]]
+    assert retired and all(h["retired_at"] >= h["created_at"] for h in retired)

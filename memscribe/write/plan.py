@@ -65,6 +65,9 @@ def plan_changes(
     """``targets`` holds the current version of every memory the operations name (when it exists);
     ``writer_rejections`` are proposals the writer refused itself, journaled as rejected."""
     plan = Plan()
+    # A store's history never runs backwards: a clock set back (a corrected system clock, an import replayed
+    # under its own clock) still records each change after the versions it retires.
+    now = max([now, *(t.recorded_at for t in targets.values())])
     for op, why in writer_rejections:
         reason = f"rejected by writer: {why} ({op.reason})"
         _journal(plan, episode, op, writer, now, accepted=False, reason=reason)
