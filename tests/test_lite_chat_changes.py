@@ -47,6 +47,10 @@ CASES = [
     ("I'm a Lakers fan.", "ok I'm a Celtics fan now, don't judge", "Lakers"),
     ("I have a goldfish named Bubbles.", "RIP bubbles 🐟 he had a good run", "goldfish named"),
     ("My go-to lunch spot is Chipotle.", "sweetgreen is my new go-to, chipotle got too expensive", "spot is Chipotle"),
+    ("I'm a sophomore at NYU.", "I'm a junior now, time flies", "sophomore"),
+    ("My dad lives in Lagos.", "dad moved back to abuja in october", "Lagos"),  # "dad" without "my"
+    ("My fiancée is Grace.", "grace and I called off the wedding. it's over", "fiancée is"),
+    ("I'm a product manager at Atlassian.", "new gig: I'm a PM at Canva now", "Atlassian"),
 ]
 
 

@@ -1,5 +1,5 @@
 """Values that name a step on a ladder: exam levels (JLPT N3, CEFR B1, HSK 4), the year of a course, a school
-grade, a race time.
+grade, a class year (sophomore, junior), a race time.
 
 A topic such as languages or school takes many values at once, so a new statement on it adds rather than
 replaces. A step on a ladder is different: one person holds one JLPT level, one year of study, one grade at a
@@ -27,6 +27,7 @@ _LADDERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("year", re.compile(rf"\b{_ORDINAL}[ -]year\b|\byear (\d)\b(?! old)", re.IGNORECASE)),
     ("grade", re.compile(rf"\b{_ORDINAL} grade\b|\bgrade (\d{{1,2}})\b", re.IGNORECASE)),
     ("race time", re.compile(r"(?<![\d:])(\d{1,2}:\d{2}:\d{2})(?![\d:])")),
+    ("class year", re.compile(r"\b(freshman|sophomore|junior|senior)\b", re.IGNORECASE)),
 )
 
 

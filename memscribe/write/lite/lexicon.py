@@ -88,7 +88,7 @@ JOB_HEADS = words(
     translator interpreter scientist biologist chemist physicist mathematician statistician sysadmin
     devops sre tester qa lead specialist coordinator supervisor owner auditor physio physiotherapist dietitian
     nutritionist optometrist radiographer hygienist surveyor underwriter actuary strategist producer animator
-    illustrator copywriter"""
+    illustrator copywriter pm swe sde tpm"""
 )
 
 CONDITIONS = words(

@@ -50,6 +50,7 @@ _RELATION = lazy(
     re.IGNORECASE,
 )
 _MY = lazy(r"^(?:my|our)\b", re.IGNORECASE)
+_BARE_KIN = lazy(r"^(?:mum|mom|mama|dad|papa|grandma|grandpa|nana|nan|granny)\b", re.IGNORECASE)
 # Who acts for the speaker: what they do to "me" or "my …" right after their verb, or what they say, is the
 # speaker's news ("my doctor upped my lexapro", "my doctor says it's not penicillin").
 _ACTS_FOR = frozenset({"doctor", "therapist", "boss", "manager", "mentor"})
@@ -175,8 +176,9 @@ def find_subject(text: str, speaker: Speaker, refs: Referents) -> Mention | None
         text = text[lead.end() :]
     if match := _FIRST.match(text):
         return Mention(speaker.subject, speaker.display, text[match.end() :], first_person=True, via="first")
-    if match := _RELATION.match(text):
-        return _relation(match, text, speaker, refs)
+    if (match := _RELATION.match(text)) or (match := _RELATION.match("my " + text) if _BARE_KIN.match(text) else None):
+        # "my dad moved to Abuja", or as chat says it, "dad moved back to abuja"
+        return _relation(match, match.string, speaker, refs)
     if match := _MY.match(text):
         return Mention(
             speaker.subject, speaker.display, "my" + text[match.end() :], first_person=True, via="first"

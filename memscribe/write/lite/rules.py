@@ -359,8 +359,8 @@ PRE_RULES: tuple[Rule, ...] = (
     _rule("relationship_status", r"(?:" + _NAME + r") and I (?:(?:just|finally|officially|are now|have) )*(?:got|are)"
           r" (?P<v>married|engaged)\b", _lower, single=S, past_ok=True),
     _rule("partner", r"(?P<v>" + _NAME + r") and I (?:(?:have|are|just|finally|officially|got|recently) )*(?:broke up"
-          r"|split up|split|separated|divorced|called it off|called it quits)\b", value_name, single=S, past_ok=True,
-          ends=True),
+          r"|split up|split|separated|divorced|called it off|called it quits"
+          r"|called off (?:the |our )?(?:wedding|engagement))\b", value_name, single=S, past_ok=True, ends=True),
     # a pet, by name, that died or was rehomed: ends the pet of that name, if there is one
     _rule("pets", r"(?P<v>" + _NAME + r")\s+(?:passed away|died|was put down|went to live with|has gone to live"
           r" with|was rehomed)\b", value_name, single=M, past_ok=True, ends=True),
