@@ -146,15 +146,15 @@ CHAT_CHANGES = Path(__file__).parent / "fixtures" / "chat_changes.jsonl"
 
 
 def test_the_lite_writer_keeps_the_changes_typed_as_in_chat_current(tmp_path: Path) -> None:
-    """A regression set (written for memscribe, not evidence of quality): 180 pairs of statements — a value and
+    """A regression set (written for memscribe, not evidence of quality): 198 pairs of statements — a value and
     its change as people type it, or a control that changes nothing of the speaker's — each probed once. With
-    the offline hash embedder lite answered 146 and showed 24 stale values when this was written, raw 73 / 84."""
+    the offline hash embedder lite answered 157 and showed 28 stale values when this was written, raw 80 / 91."""
     results = {}
     for writer in ("raw", "lite"):
         clock = FrozenClock()
         runs = run_natural(sdk_factory(embedder="hash", clock=clock), writer, CHAT_CHANGES, tmp_path / writer,
                            sim_clock=clock)  # fmt: skip
         results[writer] = runs["metrics"]
-    assert results["lite"]["probes"] == 180
-    assert results["lite"]["accuracy"] >= 0.78 and results["lite"]["stale_top1"] <= 28
+    assert results["lite"]["probes"] == 198
+    assert results["lite"]["accuracy"] >= 0.76 and results["lite"]["stale_top1"] <= 32
     assert results["lite"]["accuracy"] >= results["raw"]["accuracy"] + 0.3

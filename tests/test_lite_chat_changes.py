@@ -51,6 +51,9 @@ CASES = [
     ("My dad lives in Lagos.", "dad moved back to abuja in october", "Lagos"),  # "dad" without "my"
     ("My fiancée is Grace.", "grace and I called off the wedding. it's over", "fiancée is"),
     ("I'm a product manager at Atlassian.", "new gig: I'm a PM at Canva now", "Atlassian"),
+    ("My girlfriend Leah and I have been together 3 years", "leah dumped me. I'm wrecked", "girlfriend Leah"),
+    ("I walk my dog Benny twice a day.", "benny crossed the rainbow bridge yesterday", "twice a day"),
+    ("I commute by car.", "sold my car, I take the bus now", "by car"),  # what it replaces, read as said
 ]
 
 
@@ -106,3 +109,11 @@ def test_a_count_in_words_is_a_number() -> None:
 
     assert _measures("our son was born!! two kids now") == {"kid": "2"}
     assert _read("two kids now").numeric and not _read("one of my friends").numeric
+
+
+def test_someone_who_only_left_a_note_ends_nothing() -> None:
+    from memscribe.write.lite.rules import PRE_RULES
+
+    ended = [r for r in PRE_RULES if r.attribute == "partner" and r.ends]
+    assert any(r.pattern.match("Sam left me.") for r in ended)
+    assert not any(r.pattern.match("Sam left me a voicemail") for r in ended)

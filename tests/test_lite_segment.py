@@ -218,23 +218,19 @@ def test_a_relatives_name_typed_in_lowercase_gets_its_capital() -> None:
         assert normalise_chat(said) == said
 
 
-def test_a_clause_run_on_without_a_full_stop_is_its_own_sentence() -> None:
-    assert split_sentences("did the thing: stepped down from team lead I'm a senior engineer again as of monday") == [
-        "did the thing: stepped down from team lead",
-        "I'm a senior engineer again as of monday",
-    ]
-    assert split_sentences("the nashville experiment is over moved back to atlanta last weekend") == [
-        "the nashville experiment is over",
-        "moved back to atlanta last weekend",
-    ]
-    assert split_sentences("no coffee for 3 weeks now switched to matcha") == [
-        "no coffee for 3 weeks now",
-        "switched to matcha",
-    ]
-    assert split_sentences("jake and I broke up please just forget about him") == [
-        "jake and I broke up",
-        "please just forget about him",
-    ]
+@pytest.mark.parametrize(
+    ("said", "sentences"),
+    [
+        ("did the thing: stepped down from team lead I'm a senior engineer again as of monday",
+         ["did the thing: stepped down from team lead", "I'm a senior engineer again as of monday"]),
+        ("the nashville experiment is over moved back to atlanta last weekend",
+         ["the nashville experiment is over", "moved back to atlanta last weekend"]),
+        ("no coffee for 3 weeks now switched to matcha", ["no coffee for 3 weeks now", "switched to matcha"]),
+        ("jake and I broke up please just forget about him", ["jake and I broke up", "please just forget about him"]),
+    ],
+)  # fmt: skip
+def test_a_clause_run_on_without_a_full_stop_is_its_own_sentence(said: str, sentences: list[str]) -> None:
+    assert split_sentences(said) == sentences
 
 
 @pytest.mark.parametrize(

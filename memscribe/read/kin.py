@@ -47,16 +47,16 @@ def kin(word: str) -> str:
 PARTNERS = ("wife", "husband", "spouse", "partner", "fiancée", "fiancee", "fiancé", "fiance", "girlfriend",
             "boyfriend")  # fmt: skip
 _ALIASES = {
-    "wife": ("fiancée", "fiancee", "spouse", "partner", "girlfriend"),
-    "husband": ("fiancé", "fiance", "spouse", "partner", "boyfriend"),
+    "wife": ("wifey", "fiancée", "fiancee", "spouse", "partner", "girlfriend"),
+    "husband": ("hubby", "fiancé", "fiance", "spouse", "partner", "boyfriend"),
     "spouse": ("wife", "husband", "partner"),
     "partner": PARTNERS,
     "fiancée": ("fiancee", "wife", "partner", "girlfriend"),
     "fiancee": ("fiancée", "wife", "partner", "girlfriend"),
     "fiancé": ("fiance", "husband", "partner", "boyfriend"),
     "fiance": ("fiancé", "husband", "partner", "boyfriend"),
-    "girlfriend": ("partner", "fiancée", "fiancee", "wife"),
-    "boyfriend": ("partner", "fiancé", "fiance", "husband"),
+    "girlfriend": ("gf", "partner", "fiancée", "fiancee", "wife"),
+    "boyfriend": ("bf", "partner", "fiancé", "fiance", "husband"),
     "son": ("boy", "baby"),
     "daughter": ("girl", "baby"),
 }

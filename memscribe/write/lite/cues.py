@@ -41,7 +41,7 @@ _CHANGE = lazy(
 _END = lazy(
     r"\b(?:no longer|anymore|any more|quit|quitting|left|leaving|resigned|laid off|" + _NOTICE +
     r"|let go|fired|lost my job|stepped down|retired"
-    r"|passed away|died|rest in peace|(?-i:RIP)|^rip|put (?:her|him|them|it) to sleep"
+    r"|passed away|died|crossed the rainbow bridge|rest in peace|(?-i:RIP)|^rip|put (?:her|him|them|it) to sleep"
     r"|(?:had|have) to put (?P<put>\w+) (?:down|to sleep)"
     r"|switched from|moved on from|changed from"
     r"|put down|rehomed|re-homed|gave (?:her|him|them|it) away|ran away|broke up|split up|divorced"

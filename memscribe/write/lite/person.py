@@ -176,9 +176,9 @@ def find_subject(text: str, speaker: Speaker, refs: Referents) -> Mention | None
         text = text[lead.end() :]
     if match := _FIRST.match(text):
         return Mention(speaker.subject, speaker.display, text[match.end() :], first_person=True, via="first")
-    if (match := _RELATION.match(text)) or (match := _RELATION.match("my " + text) if _BARE_KIN.match(text) else None):
-        # "my dad moved to Abuja", or as chat says it, "dad moved back to abuja"
-        return _relation(match, match.string, speaker, refs)
+    kin = "my " + text if _BARE_KIN.match(text) else text  # "dad moved back to abuja": chat leaves out "my"
+    if match := _RELATION.match(kin):
+        return _relation(match, kin, speaker, refs)
     if match := _MY.match(text):
         return Mention(
             speaker.subject, speaker.display, "my" + text[match.end() :], first_person=True, via="first"

@@ -361,9 +361,12 @@ PRE_RULES: tuple[Rule, ...] = (
     _rule("partner", r"(?P<v>" + _NAME + r") and I (?:(?:have|are|just|finally|officially|got|recently) )*(?:broke up"
           r"|split up|split|separated|divorced|called it off|called it quits"
           r"|called off (?:the |our )?(?:wedding|engagement))\b", value_name, single=S, past_ok=True, ends=True),
+    # a partner who ended it: "leah dumped me", "Sam broke up with me"
+    _rule("partner", r"(?P<v>" + _NAME + r") (?:(?:just|finally) )?(?:dumped me|broke up with me|ghosted me"
+          r"|cheated on me|left me(?=\s*(?:[,.!?;]|$|for\b)))", value_name, single=S, past_ok=True, ends=True),
     # a pet, by name, that died or was rehomed: ends the pet of that name, if there is one
-    _rule("pets", r"(?P<v>" + _NAME + r")\s+(?:passed away|died|was put down|went to live with|has gone to live"
-          r" with|was rehomed)\b", value_name, single=M, past_ok=True, ends=True),
+    _rule("pets", r"(?P<v>" + _NAME + r")\s+(?:passed away|died|crossed the rainbow bridge|was put down"
+          r"|went to live with|has gone to live with|was rehomed)\b", value_name, single=M, past_ok=True, ends=True),
     _rule("pets", r"(?:we|I)\s+(?:had to\s+)?(?:rehome|rehomed)\s+(?P<v>" + _NAME + ")", value_name, single=M,
           past_ok=True, ends=True),
 )

@@ -156,7 +156,9 @@ class TopicReplacer:
             self._reschedule(entry, draft, said, at, speaker)
         if _NEVER_REPLACES & set(draft.tags):
             return
-        topics = _topics(draft.metadata)
+        # What a statement replaces is read in its words as said: "sold my car, I take the bus now" is kept as "I
+        # take the bus now", and still replaces what was said of the car.
+        topics = _topics(draft.metadata) | (set(topics_of(said)) if said != draft.text else set())
         if self._older_than_known(entry, draft, at, topics - MULTI_TOPICS):
             return
         self._step_up(entry, draft, said, at, speaker)
