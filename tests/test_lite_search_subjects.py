@@ -70,7 +70,10 @@ def test_a_question_reaches_who_it_names_under_the_words_the_user_used(
 def test_partner_and_child_words_bring_their_other_names() -> None:
     from memscribe.read.kin import with_aliases
 
-    assert with_aliases(["name", "wife"]) == ["name", "wife", "fiancée", "fiancee", "spouse", "partner", "girlfriend"]
+    assert with_aliases(["name", "wife"]) == [
+        "name", "wife", "fiancée", "fiancee", "spouse", "partner", "girlfriend", "wifey"
+    ]  # fmt: skip
+    assert "gf" in with_aliases(["girlfriend"])  # as chat writes it: "my gf Leah"
     assert "boy" in with_aliases(["son"]) and with_aliases(["garden"]) == ["garden"]
 
 

@@ -47,16 +47,16 @@ def kin(word: str) -> str:
 PARTNERS = ("wife", "husband", "spouse", "partner", "fiancée", "fiancee", "fiancé", "fiance", "girlfriend",
             "boyfriend")  # fmt: skip
 _ALIASES = {
-    "wife": ("wifey", "fiancée", "fiancee", "spouse", "partner", "girlfriend"),
-    "husband": ("hubby", "fiancé", "fiance", "spouse", "partner", "boyfriend"),
+    "wife": ("fiancée", "fiancee", "spouse", "partner", "girlfriend", "wifey"),
+    "husband": ("fiancé", "fiance", "spouse", "partner", "boyfriend", "hubby"),
     "spouse": ("wife", "husband", "partner"),
     "partner": PARTNERS,
     "fiancée": ("fiancee", "wife", "partner", "girlfriend"),
     "fiancee": ("fiancée", "wife", "partner", "girlfriend"),
     "fiancé": ("fiance", "husband", "partner", "boyfriend"),
     "fiance": ("fiancé", "husband", "partner", "boyfriend"),
-    "girlfriend": ("gf", "partner", "fiancée", "fiancee", "wife"),
-    "boyfriend": ("bf", "partner", "fiancé", "fiance", "husband"),
+    "girlfriend": ("partner", "fiancée", "fiancee", "wife", "gf"),
+    "boyfriend": ("partner", "fiancé", "fiance", "husband", "bf"),
     "son": ("boy", "baby"),
     "daughter": ("girl", "baby"),
 }
