@@ -54,6 +54,7 @@ CASES = [
     ("My girlfriend Leah and I have been together 3 years", "leah dumped me. I'm wrecked", "girlfriend Leah"),
     ("I walk my dog Benny twice a day.", "benny crossed the rainbow bridge yesterday", "twice a day"),
     ("I commute by car.", "sold my car, I take the bus now", "by car"),  # what it replaces, read as said
+    ("My manager is Ana.", "my new manager is Priya, Ana moved teams", "manager is Ana"),  # one at a time
 ]
 
 
@@ -117,3 +118,10 @@ def test_someone_who_only_left_a_note_ends_nothing() -> None:
     ended = [r for r in PRE_RULES if r.attribute == "partner" and r.ends]
     assert any(r.pattern.match("Sam left me.") for r in ended)
     assert not any(r.pattern.match("Sam left me a voicemail") for r in ended)
+
+
+def test_a_title_is_no_name() -> None:
+    said = "I am seeing Dr. Owens now"
+    speaker = Speaker("user", "User", Owner.USER)
+    facts = extract_facts(said, find_subject(said, speaker, Referents()), "user", detect_tense(said))
+    assert not any(f.attribute == "partner" for f in facts)  # a doctor seen, no partner called "Dr"

@@ -272,3 +272,15 @@ def test_a_change_run_on_without_punctuation_replaces_the_old_value_and_keeps_th
     assert "we adopted a puppy named Biscuit I'm so tired lol" in current  # as said: no full stop put between
     assert any("senior backend engineer" in text for text in current)
     assert not any("team lead" in text for text in current), current
+
+
+def test_clauses_of_one_sentence_kept_together_read_as_said() -> None:
+    from memscribe.write.lite.writer import _clauses_as_said
+
+    ep = episode(("user", "I moved to Leeds so my sister is happy and I started at Asda"))
+    statements = list(segment_episode(ep))
+    assert [s.text for s in statements] == ["I moved to Leeds", "My sister is happy", "I started at Asda"]
+    assert _clauses_as_said(statements, statements[1:]) == "my sister is happy and I started at Asda"
+    assert _clauses_as_said(statements, statements[:1]) == "I moved to Leeds"
+    # Clauses apart are kept as split, a sentence each.
+    assert _clauses_as_said(statements, [statements[0], statements[2]]) == "I moved to Leeds. I started at Asda"

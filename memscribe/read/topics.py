@@ -64,7 +64,7 @@ _CUES: dict[str, tuple[str, str]] = {
     "health": (
         """health diagnosed diagnosis medication medicine meds dose dosage mg pill pills injury injured gp
         prescribed prescription panic anxiety depression antidepressant
-        surgery doctor therapy therapist pain cast sprain sprained broke broken blood pressure sleep
+        surgery doctor doctors therapy therapist therapists pain cast sprain sprained broke broken blood pressure sleep
         insomnia allergy allergic asthma diabetes migraine knee wrist hospital hospitalized hospitalised stitches
         appendectomy appendix acl physio physiotherapy crutches recovery recovering operation""",
         "医生 医院 手术 药 过敏 血压 睡眠 médico pressão remédio médecin santé Arzt",

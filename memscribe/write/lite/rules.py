@@ -371,6 +371,9 @@ PRE_RULES: tuple[Rule, ...] = (
           past_ok=True, ends=True),
 )
 
+_ROLES = ("manager", "boss", "therapist", "landlord", "dentist", "coach", "mentor", "doctor")
+_TITLE = r"(?:(?-i:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?"
+
 # Rules found anywhere in a statement: "my wife Anna", "my son Leo", "my dog Max" name a speaker's family.
 MENTION_RULES: tuple[Rule, ...] = tuple(
     Rule(attribute, lazy(pattern, re.IGNORECASE), value, single=single)
@@ -386,6 +389,16 @@ MENTION_RULES: tuple[Rule, ...] = tuple(
          M),
         ("residence", r"\bmy new (?:place|home|house|apartment|flat) in\s+(?P<v>" + _CAP + _NP + ")", value_place,
          S),
+    )
+) + tuple(
+    # A role one person holds at a time: "my manager is Ana", "new therapist is Dr. Owens", "Priya is my boss now".
+    Rule(role, lazy(pattern.replace("{ROLE}", role), re.IGNORECASE), value_name, single=S)
+    for role in _ROLES
+    for pattern in (
+        r"\b(?:my|our) (?:new |current )?{ROLE}(?:'s name is|\s+is(?! not\b)(?: now)?|,?\s+(?:who is\s+|is\s+)?"
+        r"(?:called|named))?,?\s+" + _TITLE + r"(?P<v>" + _NAME + r")\b",
+        r"(?:^|\bthe |\b)new {ROLE} is (?:called |named )?" + _TITLE + r"(?P<v>" + _NAME + r")\b",
+        r"(?P<v>" + _NAME + r") is (?:now )?(?:my|our) (?:new )?{ROLE}\b",
     )
 )
 # fmt: on

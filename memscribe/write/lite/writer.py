@@ -527,6 +527,24 @@ def _moves_itself(mention: Mention, text: str) -> bool:
     return any(stem(mention.subject) == what for what, _ in moved_days(text))
 
 
+def _clauses_as_said(sentence: list[Statement], inside: list[Statement]) -> str:
+    """The clauses ``inside`` of one sentence in the words as said: the stretch from the first to the last when
+    they follow one another ("my sister is happy and I started at Asda", not "My sister is happy I started at
+    Asda"), else each clause as split, one sentence each."""
+    apart = ". ".join(s.text.rstrip(".") for s in inside)
+    whole, spans, at = sentence[0].whole, [], 0
+    for st in sentence:
+        found = whole.lower().find(st.text.lower(), at)
+        if not whole or found < 0:
+            return apart
+        spans.append((found, found + len(st.text)))
+        at = found + len(st.text)
+    chosen = [i for i, st in enumerate(sentence) if any(st is s for s in inside)]
+    if chosen != list(range(chosen[0], chosen[-1] + 1)):
+        return apart
+    return whole[spans[chosen[0]][0] : spans[chosen[-1]][1]]
+
+
 def _group_text(unit: Unit, members: list[Statement], requests: set[int]) -> str:
     """The words of ``members``: whole sentences where all their statements are members, else the clauses."""
     chosen = {id(s) for s in members}
@@ -539,7 +557,7 @@ def _group_text(unit: Unit, members: list[Statement], requests: set[int]) -> str
         if inside and len(inside) == len(sentence):
             parts.append((sentence[0].whole or " ".join(s.text for s in sentence), number, True))
         elif inside:
-            parts.append((" ".join(s.text for s in inside), number, False))
+            parts.append((_clauses_as_said(sentence, inside), number, False))
     runs_on = {s.sentence for s in unit.statements if s.runs_on}
 
     # A part that ends without punctuation (a line of a list, a clause cut from its sentence) is ended with a
