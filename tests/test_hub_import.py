@@ -261,7 +261,15 @@ def test_watch_imports_a_live_history_once_without_locking_the_tools_database(tm
                 ("20261109_083000_d4e5f6", f"live row number {i}", 1794214000.0 + i),
             )
         time.sleep(0.01)
-    time.sleep(0.6)
+
+    def imported() -> tuple[int, int]:
+        sessions = turns_by_session(memory)
+        rows = [m for m in sessions.get("hermes:20261109_081500_a1b2c3", []) if m["content"].startswith("live row")]
+        return len(sessions.get("claude-code:live", [])), len(rows)
+
+    deadline = time.monotonic() + 30  # the watcher polls every 0.05 s; a busy machine may need more than that
+    while imported() != (30, 30) and time.monotonic() < deadline:
+        time.sleep(0.1)
     stop.set()
     watcher.join(10)
     assert not watcher.is_alive()
