@@ -51,7 +51,7 @@ _QUOTES = re.compile(r"['‘’\"“”]+(?=\W|$)|(?<!\w)['‘’\"“”]+")
 _OVER = lazy(r"\b(?:is|'s|are|was) (?:so |totally |officially )?(?:over|dead|done)\b", re.IGNORECASE)
 _CAPITALISED = re.compile(r"\b[A-Z][\w'-]+")
 # Where what ended gives way to what comes next: "switched from violin to cello", "sold the civic to a neighbour".
-_ONWARD = re.compile(r"\s+(?:to|into|for)\s+", re.IGNORECASE)
+_ONWARD = re.compile(r"(?<!\s)\s+(?:to|into|for)\s+", re.IGNORECASE)  # a blank run tried from its start only
 _PLACED = lazy(r"\b(?:in|at|from|for|with|near|to)\s+(?:the\s+)?([^\W\d_]{4,})")
 _CJK_RUN = re.compile(r"[\u3400-\u9fff]{2,}")
 _LEADING = lazy(r"^(?:but|though|although|while|whereas)\b[\s,]*", re.IGNORECASE)
