@@ -111,6 +111,13 @@ CAR_BRANDS = words(
     mustang beetle vespa outback forester wrangler accord crv cr-v hilux impreza jetta passat rav4"""
 )
 
+# Counts said in words: "two weeks ago", "a couple of days", "two kids now".
+NUMBER_WORDS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20,
+    "thirty": 30, "a couple of": 2, "a couple": 2, "a few": 3, "few": 3, "several": 3,
+}  # fmt: skip
+
 MODALS = frozenset(["can", "could", "will", "would", "shall", "should", "may", "might", "must", "cannot"])
 
 ADVERBS = words(

@@ -15,6 +15,7 @@ from datetime import datetime
 
 from memscribe.core.records import MemoryDraft, MemoryRecord, Operation, OpKind, Owner
 from memscribe.read.topics import topics_of
+from memscribe.write.lite.lazy import lazy
 from memscribe.write.lite.ledger import Ledger, Pending, draft_from_record
 from memscribe.write.lite.lexicon import RELATION_MODS, RELATION_WORD
 from memscribe.write.lite.matching import topic_matches
@@ -81,7 +82,7 @@ class Reviser:
         # "forget everything about my brother": the person the speaker named as their brother ("my brother Tom")
         # is who the request is about, every memory of theirs.
         people = _named_as(topic, pool)
-        whole = _WHOLE_PERSON.fullmatch(topic.strip()) is not None
+        whole = _WHOLE_PERSON.compiled.fullmatch(topic.strip()) is not None
         for person in sorted(people):
             pool += self.ledger.stored_subject(person)
         for record in pool:
@@ -227,7 +228,7 @@ def _unnamed_rest(
 
 
 # A request about a whole person: "my brother", "everything about my brother", "my ex-husband Mark".
-_WHOLE_PERSON = re.compile(
+_WHOLE_PERSON = lazy(
     r"(?:(?:everything|all|anything)\s+(?:about|of|regarding)\s+)?\b(?:my|our)\s+" + RELATION_MODS
     + r"(?P<rel>" + RELATION_WORD + r")(?:\s+(?P<name>(?-i:[A-Z])[a-z'-]+|[a-z'-]+$))?",
     re.IGNORECASE,

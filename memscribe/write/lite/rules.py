@@ -371,7 +371,7 @@ PRE_RULES: tuple[Rule, ...] = (
           past_ok=True, ends=True),
 )
 
-_ROLES = ("manager", "boss", "therapist", "landlord", "dentist", "coach", "mentor", "doctor")
+_ROLE = r"(?P<role>manager|boss|therapist|landlord|dentist|coach|mentor|doctor)"
 _TITLE = r"(?:(?-i:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?"
 
 # Rules found anywhere in a statement: "my wife Anna", "my son Leo", "my dog Max" name a speaker's family.
@@ -392,13 +392,13 @@ MENTION_RULES: tuple[Rule, ...] = tuple(
     )
 ) + tuple(
     # A role one person holds at a time: "my manager is Ana", "new therapist is Dr. Owens", "Priya is my boss now".
-    Rule(role, lazy(pattern.replace("{ROLE}", role), re.IGNORECASE), value_name, single=S)
-    for role in _ROLES
+    # The slot is the role the match names (``slots._facts_from``).
+    Rule("role", lazy(pattern, re.IGNORECASE), value_name, single=S)
     for pattern in (
-        r"\b(?:my|our) (?:new |current )?{ROLE}(?:'s name is|\s+is(?! not\b)(?: now)?|,?\s+(?:who is\s+|is\s+)?"
-        r"(?:called|named))?,?\s+" + _TITLE + r"(?P<v>" + _NAME + r")\b",
-        r"(?:^|\bthe |\b)new {ROLE} is (?:called |named )?" + _TITLE + r"(?P<v>" + _NAME + r")\b",
-        r"(?P<v>" + _NAME + r") is (?:now )?(?:my|our) (?:new )?{ROLE}\b",
+        r"\b(?:my|our) (?:new |current )?" + _ROLE + r"(?:'s name is|\s+is(?! not\b)(?: now)?|,?\s+(?:who is\s+"
+        r"|is\s+)?(?:called|named))?,?\s+" + _TITLE + r"(?P<v>" + _NAME + r")\b",
+        r"\bnew " + _ROLE + r" is (?:called |named )?" + _TITLE + r"(?P<v>" + _NAME + r")\b",
+        r"(?P<v>" + _NAME + r") is (?:now )?(?:my|our) (?:new )?" + _ROLE + r"\b",
     )
 )
 # fmt: on

@@ -166,6 +166,8 @@ def _facts_from(rule: Rule, match: re.Match[str], subject: str, kind: FactKind) 
     if attribute == "favorite" and groups.get("x"):
         category = groups["x"].strip().lower().replace(" ", "_")
         attribute = f"favorite_{category[:-1] if category.endswith('s') and len(category) > 3 else category}"
+    if attribute == "role":  # one rule for every role one person holds at a time: the slot is the role matched
+        attribute = groups["role"].lower()
     if rule.fixed is not None:
         return [Fact(subject, attribute, rule.fixed, rule.single, kind)]
     raw = groups.get("v")

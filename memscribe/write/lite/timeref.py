@@ -14,16 +14,11 @@ from datetime import UTC, date, datetime, timedelta
 
 from memscribe.write.lite.cjk_time import cjk_stay_until, resolve_cjk_times
 from memscribe.write.lite.lazy import LazyPattern, lazy
-from memscribe.write.lite.lexicon import MONTHS, WEEKDAYS
+from memscribe.write.lite.lexicon import MONTHS, NUMBER_WORDS, WEEKDAYS
 from memscribe.write.lite.tense import Tense
 
 __all__ = ["TimeRef", "Timing", "format_day", "resolve_times"]
 
-_NUMBERS = {
-    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20,
-    "thirty": 30, "a couple of": 2, "a couple": 2, "a few": 3, "few": 3, "several": 3,
-}  # fmt: skip
 _VAGUE = frozenset({"a couple of", "a couple", "a few", "few", "several"})
 _NUM = (
     r"(?P<n>\d{1,3}|a couple of|a couple|a few|several|a|an|one|two|three|four|five|six|seven|eight|nine"
@@ -105,7 +100,7 @@ def _period_after(day: date, unit: str) -> date | None:
 
 
 def _number(word: str) -> int:
-    return int(word) if word.isdigit() else _NUMBERS[word.lower()]
+    return int(word) if word.isdigit() else NUMBER_WORDS[word.lower()]
 
 
 def _day_words(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
@@ -137,12 +132,12 @@ def _ago(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
 
 
 # "haven't had a drink in 60 days", "first time in 3 years": "in" says how long, not when.
-_FOR_SO_LONG = re.compile(r"\b(?:haven't|hasn't|hadn't|have not|has not|had not|not|never|no|first|last)\b[^.!?]*$",
-                          re.IGNORECASE)  # fmt: skip
+_FOR_SO_LONG = lazy(r"\b(?:haven't|hasn't|hadn't|have not|has not|had not|not|never|no|first|last)\b[^.!?]*$",
+                    re.IGNORECASE)  # fmt: skip
 
 
 def _in_n(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
-    if (tense.past and not tense.future) or _FOR_SO_LONG.search(m.string, 0, m.start()):
+    if (tense.past and not tense.future) or _FOR_SO_LONG.compiled.search(m.string, 0, m.start()):
         return None  # "ran it in 3 days", "haven't had a drink in 60 days": a length of time, not a day
     n, unit = _number(m.group("n")), m.group("u").lower().rstrip("s")
     if unit in ("day", "night"):

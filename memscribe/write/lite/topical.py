@@ -27,7 +27,7 @@ from memscribe.read.topics import MULTI_TOPICS, topics_of
 from memscribe.write.lite.cues import change_cues, changes, ends, hypothetical, temporary
 from memscribe.write.lite.ledger import Ledger, Pending, draft_from_record
 from memscribe.write.lite.levels import ladder_steps, stepped_past
-from memscribe.write.lite.lexicon import words
+from memscribe.write.lite.lexicon import NUMBER_WORDS, words
 from memscribe.write.lite.linked import changed_topics, stated_topics
 from memscribe.write.lite.matching import content_tokens, stem
 from memscribe.write.lite.phrases import believed_values
@@ -65,10 +65,6 @@ _MEASURE = re.compile(
     r"(?<![\d:.,])(\d+(?:[.,]\d+)?|\b(?:one|two|three|four|five|six|seven|eight|nine|ten))\s?([a-z]{1,12})\b",
     re.IGNORECASE,
 )
-_NUMBER_WORDS = {
-    w: str(i)
-    for i, w in enumerate(("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"), 1)
-}
 _DURATIONS = frozenset({
     "day", "days", "week", "weeks", "month", "months", "year", "years", "yr", "yrs", "am", "pm", "th", "st", "nd",
     "rd", "times", "x", "of", "and", "or", "to", "in", "on", "at", "a",
@@ -86,7 +82,7 @@ _DAY = re.compile(
 def _measures(text: str) -> dict[str, str]:
     """Unit → number for each measure in ``text`` ("5 hours a night" → {"hour": "5"}, "two kids" → {"kid": "2"});
     dates are left out."""
-    return {m.group(2).lower().rstrip("s"): _NUMBER_WORDS.get(m.group(1).lower(), m.group(1))
+    return {m.group(2).lower().rstrip("s"): str(NUMBER_WORDS.get(m.group(1).lower(), m.group(1)))
             for m in _MEASURE.finditer(_DAY.sub(" ", text)) if m.group(2).lower() not in _DURATIONS}  # fmt: skip
 
 
