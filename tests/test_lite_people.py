@@ -97,3 +97,12 @@ def test_someone_elses_wish_is_hypothetical() -> None:
     assert hypothetical("my son has decided he wants a puppy named Biscuit")
     assert hypothetical("they would like us to move closer to them")
     assert not hypothetical("she adopted a puppy named Biscuit")
+
+
+def test_a_question_closing_a_statement_leaves_the_fact_a_fact() -> None:
+    assert not hypothetical("we're taking home two guinea pigs 🐹🐹 what veg is safe and what should I avoid")
+    assert not hypothetical("my rabbit has started thumping at night, is that normal??")
+    # A question that is all there is, or a plan in the statement itself, stays hypothetical.
+    assert hypothetical("should I move to berlin?")
+    assert hypothetical("thinking seriously about moving to berlin.")
+    assert hypothetical("I'm interviewing at Google. if I got the offer would it be dumb to turn down meta?")

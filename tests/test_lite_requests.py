@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from test_lite_support import ListCandidates, at, say
 
+from memscribe import Memory
 from memscribe.core.records import OpKind
 from memscribe.write.lite.matching import stem
 from memscribe.write.lite.requests import Correction, forget_attributes, parse_correction, parse_forget
@@ -23,6 +26,9 @@ from memscribe.write.lite.requests import Correction, forget_attributes, parse_c
         ("turns out it's not peanuts, it's tree nuts", Correction("tree nuts", "peanuts")),
         ("no, it was not Paris, it was Lyon", Correction("Lyon", "Paris")),
         ("actually they're not cats, they're rabbits", Correction("rabbits", "cats")),
+        # what the speaker did before the dash is an aside; the value meant follows it
+        ("wait no, just checked the letter — it's thursday the 16th, not tuesday.", Correction("thursday the 16th",
+                                                                                           "tuesday")),
     ],
 )
 def test_corrections(text: str, expected: Correction) -> None:
@@ -132,3 +138,13 @@ def test_forgetting_a_relative_reaches_the_memories_of_the_name_they_were_given(
         memory.add(request_said, user_id="u", timestamp="2024-03-10T10:00:00Z")
         current = sorted(row["memory"] for row in memory.list(user_id="u")["results"])
     assert current == sorted(left)
+
+
+def test_a_correction_replaces_the_day_and_its_date_together(tmp_path: Path) -> None:
+    with Memory(tmp_path / "store.db", writer="lite", embedder="hash") as memory:
+        memory.add("dentist appointment is tuesday the 14th at 3pm", user_id="u", timestamp="2024-03-01T10:00:00Z")
+        memory.add("wait no, just checked the letter — it's thursday the 16th, not tuesday.", user_id="u",
+                   timestamp="2024-03-02T10:00:00Z")  # fmt: skip
+        current = [row["memory"] for row in memory.list(user_id="u")["results"]]
+    assert any("thursday the 16th at 3pm" in text for text in current), current
+    assert not any("14th" in text or "tuesday" in text for text in current), current

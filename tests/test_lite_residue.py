@@ -78,6 +78,16 @@ def test_a_place_left_gives_way_to_the_one_named_next() -> None:
     assert without_old_value("I left the party, now in bed") == "I left the party, now in bed"
 
 
+def test_a_value_set_against_the_one_meant_is_left_out() -> None:
+    assert without_old_value("haha I'm in aarhus, not copenhagen! the IKEA here is fine") == (
+        "haha I'm in aarhus! the IKEA here is fine"
+    )
+    assert without_old_value("it's on the 21st, not the 12th.") == "it's on the 21st."
+    # A judgement after "not" is no value set against another.
+    for text in ("it was fine, not bad.", "we moved to Leeds, not really by choice!", "it's a lot, not enough"):
+        assert without_old_value(text) == text
+
+
 @pytest.mark.parametrize(
     "text",
     ["I quit smoking and started running", "I left the party and went home", "I left Google and joined a startup."],

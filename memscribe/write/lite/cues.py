@@ -66,11 +66,11 @@ _TEMPORARY = lazy(
     re.IGNORECASE,
 )
 _HYPOTHETICAL = lazy(
-    r"^(?:if|should i|would|could|what if|maybe|might|thinking about|thinking of|considering|debating"
-    r"|wondering|not sure|planning|hoping|i might|i may|i could|i would|i'd|i'm thinking|i am thinking"
+    r"^(?:if|should i|would|could|what if|maybe|might|thinking (?:\w+ly |hard |a lot )?(?:about|of)|considering"
+    r"|debating|wondering|not sure|planning|hoping|i might|i may|i could|i would|i'd|i'm thinking|i am thinking"
     r"|i'm considering|i am considering)\b"
-    r"|\b(?:what if|if i|if we|in case|thinking about|thinking of|considering|might|would be|would i|could i"
-    r"|should i|should we|debating|tempted|dream of|someday|one day|hypothetically|in theory|offered me"
+    r"|\b(?:what if|if i|if we|in case|thinking (?:\w+ly |hard |a lot )?(?:about|of)|considering|might|would be"
+    r"|would i|could i|should i|should we|debating|tempted|dream of|someday|one day|hypothetically|in theory|offered me"
     r"|interview(?:ing)? (?:at|with|for)|applying|or should|versus|whether"
     # Someone else's wish is not a fact: "she wants a sister named Elsa", "he'd like us to move closer".
     r"|(?:she|he|they) (?:really |still )?(?:wants|wishes|would like|would love|is hoping|hopes) (?:a|an|to|us to"
@@ -137,6 +137,29 @@ _NOW_OR_NEXT = lazy(
 )
 
 
+# A question to the assistant closing a statement: "we're taking home two guinea pigs 🐹 what should I avoid".
+# Its "should I" asks about the fact; it does not make the fact a plan. Searched in the last sentence only,
+# from its first question word to the end.
+_CLOSING_ASK = lazy(
+    r"(?:[,;:—–]\s*|\s|(?<=[^\w\s]))(?:and\s+|so\s+|but\s+)?(?:what|how|which|where|when|why|should (?:i|we)"
+    r"|can (?:i|we|you)|could (?:i|we|you)|do (?:i|we|you)|is (?:it|there|that)|are (?:there|they)|would (?:it|you)"
+    r"|any (?:tips|ideas|advice|recs))\b",
+    re.IGNORECASE,
+)
+_SENTENCE_END = lazy(r"[.!?](?=\s)")
+
+
+def _without_closing_ask(text: str) -> str:
+    body = text.rstrip().rstrip("?")
+    last = 0
+    for end in _SENTENCE_END.finditer(body):
+        last = end.end()
+    found = _CLOSING_ASK.search(body[last:])
+    return text if found is None else text[: last + found.start()]
+
+
 def hypothetical(text: str) -> bool:
-    """Whether ``text`` is a plan, a wish, a condition or a question rather than a fact."""
-    return _HYPOTHETICAL.search(text) is not None
+    """Whether ``text`` is a plan, a wish, a condition or a question rather than a fact. A statement's closing
+    question to the assistant is left out ("got a puppy!! what should I feed her?"), unless it is all there is."""
+    head = _without_closing_ask(text)
+    return _HYPOTHETICAL.search(head if len(head.split()) >= 3 else text) is not None

@@ -143,12 +143,19 @@ def parse_correction(text: str) -> Correction | None:
     for pattern in _CORRECTIONS:
         if match := pattern.match(text):
             groups = match.groupdict()
-            new = groups["new"].strip(" ,.!\"'")
+            new = _ASIDE.sub("", groups["new"]).strip(" ,.!\"'")
             old = (groups.get("old") or "").strip(" ,.!\"'") or None
             if new and len(new.split()) <= 12 and not _DANGLING.search(new):
                 return _narrow(new, old)
     return None
 
+
+# "wait no, just checked the letter — it's thursday the 16th, not tuesday": what the speaker did before the
+# dash or colon is an aside; the value meant is what follows it.
+_ASIDE = lazy(
+    r"^[^—–:;]*(?:\s[—–-]+\s|[:;]\s)\s*(?:(?:it'?s|it is|it was|that'?s|that is|i meant|i mean|should be)\s+)?",
+    re.IGNORECASE,
+)
 
 _VALUE = (_DAY_MONTH, _CJK_DATE, r"\d+(?:[.,]\d+)*")
 

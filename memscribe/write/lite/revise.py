@@ -31,6 +31,20 @@ _NARROW_TOPICS = frozenset({"phone", "address", "money", "health", "birthday"})
 _THAT = frozenset({"that", "this", "what i said", "what i just said", "that last part", "the last thing", "those"})
 
 
+def _tail(correction: Correction) -> str:
+    """A pattern for the words after the old value that the new one says again in another form: "thursday the
+    16th, not tuesday" corrects "tuesday the 14th" whole (each number stands for any number)."""
+    extra = correction.new.split()[len((correction.old or "").split()) :]
+    numbered = [_ORDINAL.fullmatch(w) is not None for w in extra]
+    if not any(numbered):
+        return ""
+    shaped = [_ORDINAL.pattern if n else re.escape(w) for w, n in zip(extra, numbered, strict=True)]
+    return r"(?:\s+" + r"\s+".join(shaped) + ")?"
+
+
+_ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)?", re.IGNORECASE)
+
+
 def _replace_last(text: str, old: str, new: str) -> str:
     matches = list(re.finditer(rf"(?<!\w){re.escape(old)}(?!\w)", text, re.IGNORECASE))
     if not matches:
@@ -148,8 +162,8 @@ class Reviser:
 
         def holds(text: str) -> str | None:
             if correction.old is not None:
-                found = re.search(rf"(?<!\w){re.escape(correction.old)}(?!\w)", text, re.IGNORECASE)
-                return correction.old if found else None
+                found = re.search(rf"(?<!\w){re.escape(correction.old)}{_tail(correction)}(?!\w)", text, re.I)
+                return found.group(0) if found else None
             tokens = [t for t in shape.findall(text) if t != correction.new] if shape else []
             return tokens[-1] if tokens else None
 
