@@ -85,3 +85,15 @@ def test_an_ending_of_a_value_held_in_another_slot_ends_that_slot() -> None:
     assert not any(r.slot == "mark/employer" for r in held)  # typed in lowercase, still his employer
     assert not any(r.slot and r.slot.endswith("/hobbies") for r in held)  # not a hobby called "pwc"
     assert any("employer 'pwc' of mark ended" in op.reason for op in ops)
+
+
+def test_a_flat_given_back_in_chinese_ends_the_city_it_was_in() -> None:
+    kept = drop_old_values("终于把北京的房子退了！现在住在成都", [], ["从望京坐地铁回家，北京的地铁晚上真挤"])
+    assert "北京" not in kept and "成都" in kept
+
+
+def test_an_interview_in_chinese_is_no_job_yet() -> None:
+    from memscribe.write.lite.cues import hypothetical
+
+    assert hypothetical("字节那个面试我最后没去，想想还是算了")
+    assert not hypothetical("我在奥美上海做平面设计")

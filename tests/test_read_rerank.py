@@ -99,9 +99,10 @@ def test_an_ask_is_every_sentence_asking_and_none_saying() -> None:
 
     asks = ["need a fantasy football team name, something with a bad pun", "How was your trip?",
             "do I salt pasta water before or after it boils",
-            "Explain what a VPN does. Can you keep it short?"]  # fmt: skip
+            "Explain what a VPN does. Can you keep it short?", "推荐几个找设计灵感的网站吧",
+            "在成都办居住证要准备啥材料？", "帮我想想周末干点啥能放松一下"]  # fmt: skip
     says = ["my brother Elias is visiting next weekend, what should we do on south congress?",
-            "I went to Paris! Have you been?",
+            "I went to Paris! Have you been?", "我在杭州一所小学教语文。有什么好玩的地方吗？",
             "need a cover letter opener. Context: I'm a nurse at St Mary's",
             "I'm interviewing at Google. would it be dumb to turn down Meta?"]  # fmt: skip
     assert [traits_of(record(t)).asks for t in asks] == [True] * len(asks)

@@ -65,15 +65,17 @@ _ASK = re.compile(
     r"[\s,:!.]+)*(?:help me|can you|could you|would you|can u|pls|please|need (?:a|an|some|ideas|help|advice|tips)"
     r"|give me|write|draft|suggest|recommend|explain|tell me|show me|make me|what'?s a good|whats a good"
     r"|any (?:tips|ideas|recs|recommendations|advice)|ideas for|tips for|how (?:do|can|should|would) (?:i|u|you|we)"
-    r"|how to|is (?:a|an|it|there)|should (?:i|we)|do (?:i|u|you)|what (?:should|can) (?:i|we))\b",
+    r"|how to|is (?:a|an|it|there)|should (?:i|we)|do (?:i|u|you)|what (?:should|can) (?:i|we))\b"
+    # "推荐几个找设计灵感的网站吧", "帮我想想周末干点啥": asks in Chinese open with the verb of the request.
+    r"|^(?:推荐|帮我|帮忙|麻烦|请你?|给我|有没有|有什么|能不能|可不可以|你说|求)",
     re.IGNORECASE,
 )
 _QUESTION = re.compile(
     r"^(?:(?:ok|okay|so|hey|hi|also|and|btw|but)[\s,:!.]+)*(?:what|whats|what's|how|where|when|why|who|which|is|are"
-    r"|am|do|does|did|can|could|should|would|will|have|has|any)\b",
+    r"|am|do|does|did|can|could|should|would|will|have|has|any)\b|吗|呢|什么|怎么|哪|谁|多少|啥|咋",
     re.IGNORECASE,
 )
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
 
 
 class Traits(NamedTuple):
@@ -89,7 +91,7 @@ class Traits(NamedTuple):
 
 def _asks(text: str) -> bool:
     sentences = [s for s in _SENTENCE_END.split(text.strip()) if s]
-    return bool(sentences) and all(_ASK.search(s) or (s.rstrip().endswith("?") and _QUESTION.search(s))
+    return bool(sentences) and all(_ASK.search(s) or (s.rstrip().endswith(("?", "？")) and _QUESTION.search(s))
                                    for s in sentences)  # fmt: skip
 
 

@@ -49,7 +49,7 @@ _END = lazy(
     r"|said (?:bye|goodbye) to|put (?-i:[A-Z][a-z]+) to sleep"
     r"|(?:\d+|a|one|two|three|four|five|six) (?:days?|weeks?|months?|years?) (?:no|without|off|clean|sober"
     r"|smoke[- ]free|\w+[- ]free)|smoke[- ]free)\b"
-    r"|离职|辞职|分手|离婚|去世|走了|不再|戒了|卖了|ya no|murió|dejé|démissionné|quitté|nicht mehr"
+    r"|离职|辞职|分手|离婚|去世|走了|不再|戒了|卖了|退租|房子退了|退了房|ya no|murió|dejé|démissionné|quitté|nicht mehr"
     r"|gekündigt|já não|morreu|saí",
     re.IGNORECASE,
 )
@@ -75,7 +75,7 @@ _HYPOTHETICAL = lazy(
     # Someone else's wish is not a fact: "she wants a sister named Elsa", "he'd like us to move closer".
     r"|(?:she|he|they) (?:really |still )?(?:wants|wishes|would like|would love|is hoping|hopes) (?:a|an|to|us to"
     r"|me to))\b"
-    r"|如果|要是|假如|想去|考虑|打算|会不会|要不要|还是不|si (?:me|nos)|estoy pensando|pensando en|si je"
+    r"|如果|要是|假如|想去|考虑|打算|会不会|要不要|还是不|面试|si (?:me|nos)|estoy pensando|pensando en|si je"
     r"|je pense|wenn ich|falls|überlege|se eu|estou pensando",
     re.IGNORECASE,
 )
