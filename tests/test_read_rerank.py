@@ -139,12 +139,20 @@ def test_which_day_wants_a_day_of_the_week() -> None:
      ("What is Megan's marital status?", "relationship"), ("we brought her home from the shelter", "pet"),
      ("Kabir is here! a boy, sorry anika", "children"), ("it's a girl!!", "children"),
      ("sold the civic for $4k", "vehicle"), ("charging the model 3 at work is free", "vehicle"),
-     ("home from the hospital finally, stitches itch", "health"), ("emergency appendectomy on thursday", "health")],
+     ("home from the hospital finally, stitches itch", "health"), ("emergency appendectomy on thursday", "health"),
+     ("switched to iced americanos all summer", "habit"), ("we're fostering two kittens", "pet")],
 )  # fmt: skip
 def test_more_words_name_their_topic(text: str, topic: str) -> None:
     from memscribe.read.topics import topics_of
 
     assert topic in topics_of(text)
+
+
+def test_a_plural_names_no_topic_where_it_means_something_else() -> None:
+    from memscribe.read.topics import topics_of
+
+    assert "relationship" not in topics_of("save the dates went out")
+    assert "home" not in topics_of("learning some new dance moves")
 
 
 def test_what_happened_wants_the_event_with_its_date() -> None:

@@ -227,7 +227,14 @@ def _word_topics(word: str) -> frozenset[str]:
     if word not in exact and word[:1].isdigit() and (unit := word.lstrip("0123456789.,")):
         word = unit  # a number and its unit in one word: "88kg" is about what "kg" is about ("5k" is a race)
     found = exact.get(word, frozenset())
+    if not found and len(word) > 3 and word.endswith("s"):
+        # A plural of a cue ("americanos", "kittens", "scooters"), where the plural is still the same thing:
+        # "dates" are days as much as evenings out, "moves" a dancer's as much as a household's.
+        found = exact.get(word[:-1], frozenset()) - _PLURAL_MEANS_OTHER
     return found | {topic for topic, heads in prefixes.items() if topic not in found and word.startswith(heads)}
+
+
+_PLURAL_MEANS_OTHER = frozenset({"relationship", "home", "name", "role", "work"})
 
 
 @lru_cache(maxsize=4096)  # the writer and the ranker ask again and again of the same few texts
