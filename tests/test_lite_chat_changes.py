@@ -55,6 +55,8 @@ CASES = [
     ("I walk my dog Benny twice a day.", "benny crossed the rainbow bridge yesterday", "twice a day"),
     ("I commute by car.", "sold my car, I take the bus now", "by car"),  # what it replaces, read as said
     ("My manager is Ana.", "my new manager is Priya, Ana moved teams", "manager is Ana"),  # one at a time
+    ("my favourite band is wolf alice", "boygenius has completely taken over from wolf alice as my #1 band",
+     "wolf alice"),  # a favourite by its rank, and the one it took over from left out
 ]
 
 
@@ -125,3 +127,12 @@ def test_a_title_is_no_name() -> None:
     speaker = Speaker("user", "User", Owner.USER)
     facts = extract_facts(said, find_subject(said, speaker, Referents()), "user", detect_tense(said))
     assert not any(f.attribute == "partner" for f in facts)  # a doctor seen, no partner called "Dr"
+
+
+def test_how_long_something_has_held_is_no_stay() -> None:
+    from memscribe.write.lite.cues import temporary
+
+    assert not temporary("the record has been on repeat for a month.")
+    assert not temporary("vegan for 6 months now")
+    assert temporary("she's in lisbon for two weeks")
+    assert temporary("been staying with my parents for a few weeks")

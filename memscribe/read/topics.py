@@ -158,6 +158,10 @@ _SHAPES = (
         ),
     ),
     ("vehicle", re.compile(r"\b(?:model [3sxy]|f-?150|oil change|test[- ]drive|timing belt)\b", re.IGNORECASE)),
+    # A favourite by its rank: "my #1 band", "number one album", "top pick".
+    ("favourite", re.compile(r"(?:#\s?1|\bnumber one|\bno\. ?1)(?= (?:band|song|album|artist|show|movie|film|book"
+                             r"|food|dish|restaurant|team|player|game|place|spot|drink|snack|author|singer)\b)",
+                             re.IGNORECASE)),
     ("money", re.compile(r"[$€£¥]\s?\d|\d\s?(?:k|K)\b|\d+\s?(?:dollars|euros|pounds|元|块|万)")),
 )
 _WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*", re.UNICODE)

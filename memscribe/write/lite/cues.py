@@ -30,7 +30,7 @@ _CHANGE = lazy(
     r"|quit|left|gave up|stopped|raised|increased"
     r"|decreased|upped|lowered|reduced|doubled|halved|tapered|dropped|went up|went down|renewed|dropped to"
     r"|up to|down to|passed|graduated|made|bumped|appointed"
-    r"|named|elevated|stepped up|took over|signed|closed on|anymore|replaced|dethroned|gone|no more|these days"
+    r"|named|elevated|stepped up|took over|taken over|takes over|signed|closed on|anymore|replaced|dethroned|gone|no more|these days"
     r"|renamed|rebranded|first day (?:at|of|in)|" + _NOTICE +
     r"|move(?:'s| is| was| has been) (?:done|over|finished|complete|official)|(?:finished|done) moving)\b"
     r"|搬到|搬去|搬家|现在|换了|换成|跳槽|入职|离职|辞职|升职|晋升|改成|改为|开始|已经|终于|不再|回到|涨"
@@ -115,10 +115,24 @@ def _remaining(m: re.Match[str]) -> bool:
     return _STILL_THERE.search(before[-45:]) is not None and _CLAUSE_ENDS.match(after.lstrip()) is not None
 
 
+# "for a month" after "has been" or before "now" is how long something has held so far, not a stay that ends:
+# "the record has been on repeat for a month", "vegan for 6 months now".
+_BEEN = lazy(r"\bbeen\b[^,.;!?]{0,40}$", re.IGNORECASE)
+_NOW_AFTER = lazy(r"^\s*(?:now|already|so far|and counting)\b", re.IGNORECASE)
+
+
+def _so_far(text: str, cue: re.Match[str]) -> bool:
+    if not cue.group(0).lower().startswith("for "):
+        return False
+    return _BEEN.search(text[max(0, cue.start() - 48) : cue.start()]) is not None or bool(
+        _NOW_AFTER.match(text[cue.end() :])
+    )
+
+
 def temporary(text: str) -> bool:
     """Whether ``text`` holds for a while only (a trip, a stay, a hospital visit). A trip told as over ("we had
     a blast on our camping trip last summer") is an event of the past, not something that holds for a while."""
-    found = [m.group(0).lower() for m in _TEMPORARY.finditer(text)]
+    found = [m.group(0).lower() for m in _TEMPORARY.finditer(text) if not _so_far(text, m)]
     if not found:
         return False
     if all(cue in _EPISODES for cue in found) and _NOW_OR_NEXT.search(text) is None:

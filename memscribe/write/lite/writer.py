@@ -477,7 +477,8 @@ class _EpisodeRun:
 
 _FROM_TO = lazy(
     r"\b(?P<verb>switched|switching|moved|moving|went|changed|upgraded|transferred|relocated|bumped|jumped|swapped"
-    r"|traded|downgraded|going)(?P<up> up| back)? from (?P<old>[^,.;!?]{1,40}?) (?=to\b)",
+    r"|traded|downgraded|going|taken over|took over|takes over)(?P<up> up| back)? from (?P<old>[^,.;!?]{1,40}?)"
+    r" (?=(?:to|as)\b)",
     re.IGNORECASE,
 )
 
