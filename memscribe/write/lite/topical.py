@@ -44,6 +44,15 @@ _SWITCH = re.compile(
 # What takes up again what had ended: only this closes a statement of the ending ("smoking again").
 _RESUMED = re.compile(r"\b(?:again|back to|went back|got back|returned to|relapsed|restarted|resumed)\b", re.IGNORECASE)
 _NEVER_REPLACES = frozenset({"hypothetical", "temporary", "recommendation"})
+# A plan or an offer turned down: what it named is not going to happen.
+_DECLINED = re.compile(
+    r"\b(?:turned (?:it |that |them |this )?down|turned (?:the|that|this) (?:\w+ ){1,3}down|turning (?:it )?down"
+    r"|decided against|decided not to|passed on|said no to|declined|not (?:taking|accepting) (?:it|the \w+)"
+    r"|not moving (?:to \w+ )?after all|(?:changed|change) my mind|staying put|not going to happen)\b",
+    re.IGNORECASE,
+)
+_DECLINE_WORDS = frozenset(stem(w) for w in words("""turned turning down decided against passed said declined taking
+    accepting moving after all changed change mind staying put going happen thing offer job role"""))
 _CANDIDATES = 12
 
 
@@ -152,6 +161,7 @@ class TopicReplacer:
             self._reschedule(entry, draft, said, at, speaker)
         if _NEVER_REPLACES & set(draft.tags):
             return
+        self._declined(entry, draft, said, at, speaker)
         # What a statement replaces is read in its words as said: "sold my car, I take the bus now" is kept as "I
         # take the bus now", and still replaces what was said of the car.
         topics = _topics(draft.metadata) | (set(topics_of(said)) if said != draft.text else set())
@@ -241,6 +251,20 @@ class TopicReplacer:
                 ended = [f"the end of '{w}'" for w in sorted(named)]
                 self._close(entry, record, start, at, speaker, ended, lambda c: bool(values & content_tokens(c)))
 
+    def _declined(self, entry: Pending, draft: MemoryDraft, said: str, at: datetime, speaker: str) -> None:
+        """A plan or an offer turned down ("turned the phoenix thing down", "decided against berlin") closes the
+        subject's older hypothetical statements that name what was declined: it is not going to happen."""
+        if _DECLINED.search(said) is None:
+            return
+        start = draft.valid_from or at
+        words = content_tokens(said) - _NO_VALUE - _DECLINE_WORDS
+        for record in self.ledger.stored_similar(said, Owner.USER, limit=_CANDIDATES):
+            if "hypothetical" not in record.tags or not self._comparable(record, draft, start):
+                continue
+            if named := words & content_tokens(record.text):
+                what = ", ".join(f"'{w}'" for w in sorted(named))
+                self._close(entry, record, start, at, speaker, [], reason=f"turned down by a later statement: {what}")
+
     def _believed(self, entry: Pending, draft: MemoryDraft, said: str, at: datetime, speaker: str) -> None:
         """What a statement says was only believed ("been telling everyone she's a beagle but …") closes the
         subject's older plain statements that name it: they said what turned out not to be so."""
@@ -295,11 +319,13 @@ class TopicReplacer:
         speaker: str,
         topics: list[str],
         changed: Callable[[str], bool] | None = None,
+        *,
+        reason: str | None = None,
     ) -> None:
         """Close ``record``, replaced on ``topics`` by ``entry``. When the clauses ``changed`` names, and those on
         a topic of ``entry``, leave clauses that still say something of their own, its next version keeps those
         instead (slot facts are closed whole: their value is what changed)."""
-        reason = f"replaced by a later statement on {', '.join(topics)} of {record.subject}"
+        reason = reason or f"replaced by a later statement on {', '.join(topics)} of {record.subject}"
         rest = None
         if changed is not None and record.slot is None and entry.draft is not None:
             theirs = _topics(entry.draft.metadata)  # a clause on a topic of the replacement goes with it
