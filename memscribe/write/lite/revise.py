@@ -35,14 +35,14 @@ def _tail(correction: Correction) -> str:
     """A pattern for the words after the old value that the new one says again in another form: "thursday the
     16th, not tuesday" corrects "tuesday the 14th" whole (each number stands for any number)."""
     extra = correction.new.split()[len((correction.old or "").split()) :]
-    numbered = [_ORDINAL.fullmatch(w) is not None for w in extra]
+    numbered = [re.fullmatch(_ORDINAL, w, re.IGNORECASE) is not None for w in extra]
     if not any(numbered):
         return ""
-    shaped = [_ORDINAL.pattern if n else re.escape(w) for w, n in zip(extra, numbered, strict=True)]
+    shaped = [_ORDINAL if n else re.escape(w) for w, n in zip(extra, numbered, strict=True)]
     return r"(?:\s+" + r"\s+".join(shaped) + ")?"
 
 
-_ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)?", re.IGNORECASE)
+_ORDINAL = r"\d+(?:st|nd|rd|th)?"
 
 
 def _replace_last(text: str, old: str, new: str) -> str:

@@ -26,6 +26,7 @@ from memscribe.core.records import MemoryDraft, MemoryRecord, Operation, OpKind,
 from memscribe.read.topics import MULTI_TOPICS, topics_of
 from memscribe.write.lite.cues import change_cues, changes, ends, hypothetical, temporary
 from memscribe.write.lite.ledger import Ledger, Pending, draft_from_record
+from memscribe.write.lite.lazy import lazy
 from memscribe.write.lite.levels import ladder_steps, stepped_past
 from memscribe.write.lite.lexicon import NUMBER_WORDS, words
 from memscribe.write.lite.linked import changed_topics, stated_topics
@@ -45,7 +46,7 @@ _SWITCH = re.compile(
 _RESUMED = re.compile(r"\b(?:again|back to|went back|got back|returned to|relapsed|restarted|resumed)\b", re.IGNORECASE)
 _NEVER_REPLACES = frozenset({"hypothetical", "temporary", "recommendation"})
 # A plan or an offer turned down: what it named is not going to happen.
-_DECLINED = re.compile(
+_DECLINED = lazy(
     r"\b(?:turned (?:it |that |them |this )?down|turned (?:the|that|this) (?:\w+ ){1,3}down|turning (?:it )?down"
     r"|decided against|decided not to|passed on|said no to|declined|not (?:taking|accepting) (?:it|the \w+)"
     r"|not moving (?:to \w+ )?after all|(?:changed|change) my mind|staying put|not going to happen)\b",
