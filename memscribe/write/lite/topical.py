@@ -25,8 +25,8 @@ from functools import partial
 from memscribe.core.records import MemoryDraft, MemoryRecord, Operation, OpKind, Owner
 from memscribe.read.topics import MULTI_TOPICS, topics_of
 from memscribe.write.lite.cues import change_cues, changes, ends, hypothetical, temporary
-from memscribe.write.lite.ledger import Ledger, Pending, draft_from_record
 from memscribe.write.lite.lazy import lazy
+from memscribe.write.lite.ledger import Ledger, Pending, draft_from_record
 from memscribe.write.lite.levels import ladder_steps, stepped_past
 from memscribe.write.lite.lexicon import NUMBER_WORDS, words
 from memscribe.write.lite.linked import changed_topics, stated_topics
