@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from test_lite_support import told_in_turn
 
 from memscribe import Memory
 from memscribe.core.records import Owner
@@ -145,20 +146,13 @@ def test_how_long_something_has_held_is_no_stay() -> None:
      ("thinking seriously about moving to berlin.", "decided against berlin in the end", "moving to berlin")],
 )  # fmt: skip
 def test_a_plan_turned_down_is_no_longer_current(tmp_path: Path, plan: str, declined: str, gone: str) -> None:
-    with Memory(tmp_path / "store.db", writer="lite", embedder="hash") as memory:
-        memory.add("I live in manchester and work as a nurse", user_id="u", timestamp="2024-01-10T10:00:00Z")
-        memory.add(plan, user_id="u", timestamp="2024-02-10T10:00:00Z")
-        result = memory.add(declined, user_id="u", timestamp="2024-03-10T10:00:00Z")
-        current = [row["memory"] for row in memory.list(user_id="u")["results"]]
+    current, result = told_in_turn(tmp_path, "I live in manchester and work as a nurse", plan, declined)
     assert any("turned down" in (r.get("reason") or "") for r in result["results"]), result
     assert not any(gone.lower() in text.lower() for text in current), current
     assert any("manchester" in text for text in current), current
 
 
 def test_a_refusal_that_names_nothing_of_a_plan_leaves_it(tmp_path: Path) -> None:
-    with Memory(tmp_path / "store.db", writer="lite", embedder="hash") as memory:
-        memory.add("thinking about moving to berlin", user_id="u", timestamp="2024-02-10T10:00:00Z")
-        memory.add("the neighbours were blasting music so I turned it down for them", user_id="u",
-                   timestamp="2024-03-10T10:00:00Z")  # fmt: skip
-        current = [row["memory"] for row in memory.list(user_id="u")["results"]]
+    current, _ = told_in_turn(tmp_path, "thinking about moving to berlin",
+                              "the neighbours were blasting music so I turned it down for them")  # fmt: skip
     assert any("berlin" in text for text in current), current

@@ -5,9 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_lite_support import ListCandidates, at, say
+from test_lite_support import ListCandidates, at, say, told_in_turn
 
-from memscribe import Memory
 from memscribe.core.records import OpKind
 from memscribe.write.lite.matching import stem
 from memscribe.write.lite.requests import Correction, forget_attributes, parse_correction, parse_forget
@@ -141,10 +140,7 @@ def test_forgetting_a_relative_reaches_the_memories_of_the_name_they_were_given(
 
 
 def test_a_correction_replaces_the_day_and_its_date_together(tmp_path: Path) -> None:
-    with Memory(tmp_path / "store.db", writer="lite", embedder="hash") as memory:
-        memory.add("dentist appointment is tuesday the 14th at 3pm", user_id="u", timestamp="2024-03-01T10:00:00Z")
-        memory.add("wait no, just checked the letter — it's thursday the 16th, not tuesday.", user_id="u",
-                   timestamp="2024-03-02T10:00:00Z")  # fmt: skip
-        current = [row["memory"] for row in memory.list(user_id="u")["results"]]
+    current, _ = told_in_turn(tmp_path, "dentist appointment is tuesday the 14th at 3pm",
+                              "wait no, just checked the letter — it's thursday the 16th, not tuesday.")  # fmt: skip
     assert any("thursday the 16th at 3pm" in text for text in current), current
     assert not any("14th" in text or "tuesday" in text for text in current), current

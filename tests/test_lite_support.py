@@ -9,6 +9,8 @@ from __future__ import annotations
 import itertools
 from dataclasses import replace
 from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
 
 from memscribe.core.clock import FrozenClock
 from memscribe.core.records import (
@@ -142,3 +144,17 @@ def test_fake_apply_supersede_retires_the_target() -> None:
     )
     store.apply([Operation(OpKind.SUPERSEDE, "moved", draft, "r1")], at(2023, 6, 3))
     assert store.current_values("user/residence") == ["sydney"]
+
+
+def told_in_turn(path: Path, *texts: str) -> tuple[list[str], dict[str, Any]]:
+    """Each of ``texts`` added to a fresh lite store at ``path`` a month apart, as one user: the current
+    memories' texts after the last, and the last add's result."""
+    from memscribe import Memory
+
+    result: dict[str, Any] = {}
+    with Memory(path / "store.db", writer="lite", embedder="hash") as memory:
+        for month, text in enumerate(texts, 1):
+            result = memory.add(text, user_id="u", timestamp=f"2024-{month:02d}-10T10:00:00Z")
+        current = [row["memory"] for row in memory.list(user_id="u")["results"]]
+    return current, result
+
