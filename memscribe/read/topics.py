@@ -225,6 +225,10 @@ def _tables() -> tuple[dict[str, frozenset[str]], dict[str, tuple[str, ...]], di
     )
 
 
+# Topics whose cue means something else in the plural: "dates", "moves", "names", "roles", "works".
+_PLURAL_MEANS_OTHER = frozenset({"relationship", "home", "name", "role", "work"})
+
+
 @lru_cache(maxsize=8192)
 def _word_topics(word: str) -> frozenset[str]:
     exact, prefixes, _ = _tables()
@@ -237,8 +241,6 @@ def _word_topics(word: str) -> frozenset[str]:
         found = exact.get(word[:-1], frozenset()) - _PLURAL_MEANS_OTHER
     return found | {topic for topic, heads in prefixes.items() if topic not in found and word.startswith(heads)}
 
-
-_PLURAL_MEANS_OTHER = frozenset({"relationship", "home", "name", "role", "work"})
 
 
 @lru_cache(maxsize=4096)  # the writer and the ranker ask again and again of the same few texts

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from memscribe.write.lite.lazy import lazy
+from memscribe.write.lite.lexicon import CJK_HOME_GIVEN_UP
 from memscribe.write.lite.tense import detect_tense
 
 __all__ = ["change_cues", "changes", "end_cues", "ends", "hypothetical", "temporary"]
@@ -50,8 +51,8 @@ _END = lazy(
     r"|said (?:bye|goodbye) to|put (?-i:[A-Z][a-z]+) to sleep"
     r"|(?:\d+|a|one|two|three|four|five|six) (?:days?|weeks?|months?|years?) (?:no|without|off|clean|sober"
     r"|smoke[- ]free|\w+[- ]free)|smoke[- ]free)\b"
-    r"|离职|辞职|分手|离婚|去世|走了|不再|戒了|卖了|退租|房子退了|退了房|ya no|murió|dejé|démissionné|quitté|nicht mehr"
-    r"|gekündigt|já não|morreu|saí",
+    r"|离职|辞职|分手|离婚|去世|走了|不再|戒了|卖了|" + CJK_HOME_GIVEN_UP + "|ya no|murió|dejé|démissionné|quitté"
+    r"|nicht mehr|gekündigt|já não|morreu|saí",
     re.IGNORECASE,
 )
 _TEMPORARY = lazy(

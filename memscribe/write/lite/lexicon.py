@@ -118,6 +118,8 @@ NUMBER_WORDS = {
     "thirty": 30, "a couple of": 2, "a couple": 2, "a few": 3, "few": 3, "several": 3,
 }  # fmt: skip
 
+# A flat given back, in Chinese: it ends the home (and the city) it was in.
+CJK_HOME_GIVEN_UP = "退租|房子退了|退了房"
 MODALS = frozenset(["can", "could", "will", "would", "shall", "should", "may", "might", "must", "cannot"])
 
 ADVERBS = words(

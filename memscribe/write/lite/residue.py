@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from memscribe.read.topics import has_cjk, topics_of
 from memscribe.write.lite.cues import changes, end_cues, ends
 from memscribe.write.lite.lazy import lazy
-from memscribe.write.lite.lexicon import CAR_BRANDS
+from memscribe.write.lite.lexicon import CAR_BRANDS, CJK_HOME_GIVEN_UP
 from memscribe.write.lite.matching import content_tokens
 from memscribe.write.lite.segment import run_on_breaks
 
@@ -38,7 +38,7 @@ _ENDED = lazy(
     r"|left|leave|leaving|quit|quitting|resigned|stepped down|stepping down|over|done with|dethroned|replaced"
     r"|instead of|rather than|sorry|goodbye|bye|got out of|moved out|moving out|less than|sold"
     r"|gave up|stopped|passed away|died|rip|last day|is dead|is done)\b"
-    r"|离职|辞职|离开|不再|不是|告别|以前|之前|原来|从|退租|房子退了|退了房|搬离|搬走了",
+    r"|离职|辞职|离开|不再|不是|告别|以前|之前|原来|从|搬离|搬走了|" + CJK_HOME_GIVEN_UP,
     re.IGNORECASE,
 )
 _DATE = lazy(

@@ -52,8 +52,6 @@ _DECLINED = lazy(
     r"|not moving (?:to \w+ )?after all|(?:changed|change) my mind|staying put|not going to happen)\b",
     re.IGNORECASE,
 )
-_DECLINE_WORDS = frozenset(stem(w) for w in words("""turned turning down decided against passed said declined taking
-    accepting moving after all changed change mind staying put going happen thing offer job role"""))
 _CANDIDATES = 12
 
 
@@ -106,6 +104,10 @@ def _remeasured(new: dict[str, str], old_text: str) -> bool:
 _NO_VALUE = frozenset(stem(w) for w in words("""new newly first week weeks day days month months year years weekend
     today tonight officially finally already still really now just so very all done moved move switched started"""))
 
+
+# The words of a refusal, and of time and change, name nothing that was declined ("turned the phoenix thing down").
+_NOT_DECLINED = _NO_VALUE | frozenset(stem(w) for w in words("""turned turning down decided against passed said
+    declined taking accepting moving after all changed change mind staying put going happen thing offer job role"""))
 
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+(?:\s[A-Z][a-z]+)*")  # a capitalised name inside a sentence
 
@@ -258,11 +260,11 @@ class TopicReplacer:
         if _DECLINED.search(said) is None:
             return
         start = draft.valid_from or at
-        words = content_tokens(said) - _NO_VALUE - _DECLINE_WORDS
+        told = content_tokens(said) - _NOT_DECLINED
         for record in self.ledger.stored_similar(said, Owner.USER, limit=_CANDIDATES):
             if "hypothetical" not in record.tags or not self._comparable(record, draft, start):
                 continue
-            if named := words & content_tokens(record.text):
+            if named := told & content_tokens(record.text):
                 what = ", ".join(f"'{w}'" for w in sorted(named))
                 self._close(entry, record, start, at, speaker, [], reason=f"turned down by a later statement: {what}")
 

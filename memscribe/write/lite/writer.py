@@ -501,6 +501,16 @@ _LEFT_PLACE = lazy(
 )
 
 
+# "I'm in aarhus, not copenhagen!": a value set against the one the speaker means, closing its sentence. A
+# judgement ("not bad", "not worth it", "not sure") is no value.
+_NOT_OLD = lazy(
+    r",\s*not\s+(?!(?:really|sure|bad|so|too|very|yet|just|even|much|only|quite|great|good|worth|that|this|for"
+    r"|ever|again|anymore|any ?more|now|me|you|him|her|them|us|it|all|always|every|enough|a lot)\b)"
+    r"(?:(?:in|at|on|the|a|an)\s+)?[\w'-]+(?:[ \t][\w'-]+){0,2}(?=\s*(?:[.!?;]|$))",
+    re.IGNORECASE,
+)
+
+
 def without_old_value(text: str) -> str:
     """ "switched from headspace to the Waking Up app" → "switched to the Waking Up app", "left X for a job at Y"
     → "left for a job at Y", "quit X and joined Y" → "quit and joined Y", "got out of X — we're in Y now" → "got
@@ -521,14 +531,6 @@ def _left(m: re.Match[str]) -> str:
     return f"{m.group('verb')} "
 
 
-# "I'm in aarhus, not copenhagen!": a value set against the one the speaker means, closing its sentence. A
-# judgement ("not bad", "not worth it", "not sure") is no value.
-_NOT_OLD = lazy(
-    r",\s*not\s+(?!(?:really|sure|bad|so|too|very|yet|just|even|much|only|quite|great|good|worth|that|this|for"
-    r"|ever|again|anymore|any ?more|now|me|you|him|her|them|us|it|all|always|every|enough|a lot)\b)"
-    r"(?:(?:in|at|on|the|a|an)\s+)?[\w'-]+(?:[ \t][\w'-]+){0,2}(?=\s*(?:[.!?;]|$))",
-    re.IGNORECASE,
-)
 _NAMED_AFTER = lazy(r"\s(?-i:[A-Z][\w&.-]+)")
 
 
