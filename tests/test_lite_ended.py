@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from test_lite_support import ListCandidates, at, say
 
 from memscribe.write.lite.residue import drop_old_values, ended_values
@@ -97,3 +98,14 @@ def test_an_interview_in_chinese_is_no_job_yet() -> None:
 
     assert hypothetical("字节那个面试我最后没去，想想还是算了")
     assert not hypothetical("我在奥美上海做平面设计")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["got a final round at monzo next thursday, it's a system design one", "next round with the Wise team is friday",
+     "been daydreaming about packing it all in and moving to lisbon tbh"],
+)  # fmt: skip
+def test_an_interview_round_or_a_daydream_is_no_change_yet(text: str) -> None:
+    from memscribe.write.lite.cues import hypothetical
+
+    assert hypothetical(text)

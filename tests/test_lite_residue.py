@@ -88,6 +88,33 @@ def test_a_value_set_against_the_one_meant_is_left_out() -> None:
         assert without_old_value(text) == text
 
 
+def test_what_a_new_favourite_displaced_is_left_out() -> None:
+    text = "saw them live last night and ngl they've overtaken the national as my favourite band, unreal"
+    assert "national" not in without_old_value(text) and "my favourite band" in without_old_value(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("phone q: just got a pixel 8, finally ditching my iphone 12 after 3 years.", "phone q: just got a pixel 8."),
+        ("ivo started at the big school on monday, no more nursery!", "ivo started at the big school on monday!"),
+        ("gave up coffee, green tea only now", "green tea only now"),
+    ],
+)
+def test_what_is_given_up_beside_what_replaces_it_is_left_out(text: str, kept: str) -> None:
+    # Named for the first time in the very statement that replaces it: no older statement holds the old value.
+    assert drop_old_values(text, []) == kept
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I quit smoking, it was hard", "sold the octavia, end of an era", "no more excuses, I start running monday",
+     "I never gave up on the violin, I play every day"],
+)  # fmt: skip
+def test_an_ending_with_nothing_in_its_place_stays(text: str) -> None:
+    assert drop_old_values(text, []) == text
+
+
 @pytest.mark.parametrize(
     "text",
     ["I quit smoking and started running", "I left the party and went home", "I left Google and joined a startup."],

@@ -72,8 +72,9 @@ _HYPOTHETICAL = lazy(
     r"|debating|wondering|not sure|planning|hoping|i might|i may|i could|i would|i'd|i'm thinking|i am thinking"
     r"|i'm considering|i am considering)\b"
     r"|\b(?:what if|if i|if we|in case|thinking (?:\w+ly |hard |a lot )?(?:about|of)|considering|might|would be"
-    r"|would i|could i|should i|should we|debating|tempted|dream of|someday|one day|hypothetically|in theory|offered me"
-    r"|interview(?:ing)? (?:at|with|for)|applying|or should|versus|whether"
+    r"|would i|could i|should i|should we|debating|tempted|dream of|daydream(?:ing|ed)?|fantasi[sz]ing|someday|one day"
+    r"|hypothetically|in theory|offered me|interview(?:ing)? (?:at|with|for)|(?:final|second|third|next) round"
+    r"|applying|or should|versus|whether"
     # Someone else's wish is not a fact: "she wants a sister named Elsa", "he'd like us to move closer".
     r"|(?:she|he|they) (?:really |still )?(?:wants|wishes|would like|would love|is hoping|hopes) (?:a|an|to|us to"
     r"|me to))\b"

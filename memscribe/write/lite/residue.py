@@ -159,6 +159,7 @@ def drop_old_values(
         known = owned if ends(clause) or _OVER.search(clause) else held
         if (marks[i] & known) - elsewhere:
             dropped.add(i)
+    dropped |= _ended_in_passing(pieces, marks, dropped)
     kept = [i for i in range(len(pieces)) if i not in dropped]
     if not dropped or not any(marks[i] - owned for i in kept if marks[i]):
         return text  # nothing to leave out, or nothing new would be left: keep the statement whole
@@ -167,6 +168,30 @@ def drop_old_values(
     if not (changes(rest) or topics_of(rest) & topics_of(gone)):
         return text  # "I gave up knitting, it wasn't for me": the ending is the news, nothing replaces it
     return _join(pieces, dropped)
+
+
+# What plainly gives a thing up, said beside what takes its place: "got a pixel 8, finally ditching my iphone 12".
+_GIVEN_UP = lazy(
+    r"\b(?:no more|ditch(?:ed|ing)?|dump(?:ed|ing)|dropp(?:ed|ing)|(?:good)?bye(?:-bye)?|instead of|rather than"
+    r"|got rid of|sold|gave up|giving up|quit|quitting)\b",
+    re.IGNORECASE,
+)
+
+
+def _ended_in_passing(pieces: list[tuple[str, str]], marks: list[set[str]], dropped: set[int]) -> set[int]:
+    """Clauses that give up a thing while another clause of the statement says what took its place on the same
+    topic, with a word of its own: the thing given up is named here for the first time, so no older statement
+    holds it, yet it is no current value ("mateo started kindergarten, no more daycare!")."""
+    out: set[int] = set()
+    for i, (clause, _) in enumerate(pieces):
+        found = _GIVEN_UP.search(clause)
+        if i in dropped or found is None or _NOT_ENDED.search(clause[: found.start()]):
+            continue
+        topics = topics_of(clause)
+        others = [j for j in range(len(pieces)) if j != i and j not in dropped and marks[j]]
+        if topics and any(topics_of(pieces[j][0]) & topics and marks[j] - marks[i] for j in others):
+            out.add(i)
+    return out
 
 
 # A conjunction left at the end once the clause it led to goes: "we bought a house so <dropped>!".

@@ -501,6 +501,14 @@ _LEFT_PLACE = lazy(
 )
 
 
+# "they've overtaken wolf alice as my favourite band": what a new favourite or holder displaced.
+_DISPLACED = lazy(
+    r"\b(?P<verb>overtaken|overtook|overtakes|replaced|replaces|dethroned|displaced|knocked|bumped)\s+"
+    r"(?P<old>[^,.;!?]{1,40}?)\s+(?:off |out )?(?=as (?:my|our|the)\b)",
+    re.IGNORECASE,
+)
+
+
 # "I'm in aarhus, not copenhagen!": a value set against the one the speaker means, closing its sentence. A
 # judgement ("not bad", "not worth it", "not sure") is no value.
 _NOT_OLD = lazy(
@@ -514,10 +522,12 @@ _NOT_OLD = lazy(
 def without_old_value(text: str) -> str:
     """ "switched from headspace to the Waking Up app" → "switched to the Waking Up app", "left X for a job at Y"
     → "left for a job at Y", "quit X and joined Y" → "quit and joined Y", "got out of X — we're in Y now" → "got
-    out — we're in Y now", "I'm in aarhus, not copenhagen!" → "I'm in aarhus!": the value that stopped holding is
-    left out of the current memory (the words as said are kept beside it)."""
+    out — we're in Y now", "I'm in aarhus, not copenhagen!" → "I'm in aarhus!", "overtaken X as my favourite" →
+    "overtaken as my favourite": the value that stopped holding is left out of the current memory (the words as
+    said are kept beside it)."""
     text = _FROM_TO.sub(lambda m: f"{m.group('verb')}{m.group('up') or ''} ", text)
     text = _LEFT_PLACE.sub(lambda m: m.group("verb"), text)
+    text = _DISPLACED.sub(lambda m: f"{m.group('verb')} ", text)
     text = _NOT_OLD.sub("", text)
     return _LEFT_FOR.sub(_left, text)
 
