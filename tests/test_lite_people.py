@@ -106,3 +106,14 @@ def test_a_question_closing_a_statement_leaves_the_fact_a_fact() -> None:
     assert hypothetical("should I move to berlin?")
     assert hypothetical("thinking seriously about moving to berlin.")
     assert hypothetical("I'm interviewing at Google. if I got the offer would it be dumb to turn down meta?")
+
+
+def test_a_partner_or_a_mate_named_as_chat_writes_them_is_their_own_subject() -> None:
+    store = ListCandidates()
+    say(store, "I'm at work fri (unilever, kingston office, no way out of it)", at(2023, 2, 1))
+    say(store, "luca (hubby) just accepted an offer at monzo!!! he's been miserable at hsbc", at(2023, 3, 1))
+    say(store, "my mate Dmitri just got made CTO at his startup lol", at(2023, 4, 1))
+    records = {r.text: r for r in store._current()}
+    assert records["I'm at work fri (unilever, kingston office, no way out of it)"].subject == "user"
+    assert {r.subject for t, r in records.items() if "monzo" in t} == {"luca"}
+    assert {r.subject for t, r in records.items() if "CTO" in t} == {"dmitri"}

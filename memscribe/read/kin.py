@@ -10,7 +10,8 @@ __all__ = ["KIN", "PARTNERS", "RELATIVE", "kin", "with_aliases"]
 # Every word for a relative a question may use (the speaker's words are matched through ``kin``).
 RELATIVE = re.compile(
     r"\b(?:sister|brother|mom|mommy|mother|mum|mama|dad|daddy|papa|father|parents?|husband|wife|partner|boyfriend"
-    r"|girlfriend|son|daughter|kids?|children|friend|roommate|flatmate|boss|manager|colleague|co-?worker|aunt"
+    r"|girlfriend|son|daughter|kids?|children|friend|mate|buddy|bestie|bff|hubby|wifey|bf|gf|sis|bro|roommate"
+    r"|flatmate|boss|manager|colleague|co-?worker|aunt"
     r"|uncle|cousin|grandma|grandmother|granny|grandpa|grandfather|fianc\w*|neighbou?r"
     r"|mère|père|sœur|soeur|frère|mari|femme|fille|fils|madre|padre|hermana|hermano|esposo|esposa|hija|hijo|mãe|pai"
     r"|irmã|irmão|marido|filha|filho|Mutter|Vater|Schwester|Bruder|Tochter|Sohn)\b"
@@ -32,7 +33,8 @@ KIN = {
     "schwester": "sister", "frère": "brother", "hermano": "brother", "irmão": "brother", "bruder": "brother",
     "mari": "husband", "esposo": "husband", "marido": "husband", "femme": "wife", "esposa": "wife", "fille": "daughter",
     "hija": "daughter", "filha": "daughter", "tochter": "daughter", "fils": "son", "hijo": "son", "filho": "son",
-    "sohn": "son",
+    "sohn": "son", "mate": "friend", "buddy": "friend", "pal": "friend", "bff": "friend", "bestie": "friend",
+    "hubby": "husband", "wifey": "wife", "bf": "boyfriend", "gf": "girlfriend", "sis": "sister", "bro": "brother",
 }  # fmt: skip
 
 

@@ -47,7 +47,8 @@ RELATIONS = (
     | CHILD_WORDS
     | words(
         """brother sister mom mother mum dad father parents grandma grandmother grandpa grandfather
-    grandparents aunt uncle cousin niece nephew friend bestie roommate flatmate neighbor neighbour boss
+    grandparents aunt uncle cousin niece nephew friend bestie bff mate buddy pal hubby wifey sis bro
+    roommate flatmate neighbor neighbour boss
     manager colleague coworker co-worker teammate mentor therapist doctor sibling twin stepmother
     stepfather stepmom stepdad mother-in-law father-in-law sister-in-law brother-in-law"""
     )

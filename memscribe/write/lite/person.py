@@ -49,6 +49,8 @@ _RELATION = lazy(
     + r")\b(?P<poss>'s)?(?:,?\s+(?P<name>(?-i:[A-Z][a-z]+))\b,?)?\s*",
     re.IGNORECASE,
 )
+# A name with the relation in brackets, as chat writes it: "rohan (hubby) just accepted an offer".
+_NAME_REL = lazy(r"^(?P<name>[A-Za-z][a-z]+)\s*\((?:my\s+)?(?P<rel>" + RELATION_WORD + r")\)\s*", re.IGNORECASE)
 _MY = lazy(r"^(?:my|our)\b", re.IGNORECASE)
 _BARE_KIN = lazy(r"^(?:mum|mom|mama|dad|papa|grandma|grandpa|nana|nan|granny)\b", re.IGNORECASE)
 # Who acts for the speaker: what they do to "me" or "my …" right after their verb, or what they say, is the
@@ -179,6 +181,11 @@ def find_subject(text: str, speaker: Speaker, refs: Referents) -> Mention | None
     kin = "my " + text if _BARE_KIN.match(text) else text  # "dad moved back to abuja": chat leaves out "my"
     if match := _RELATION.match(kin):
         return _relation(match, kin, speaker, refs)
+    if (match := _NAME_REL.match(text)) and match.group("name").lower() not in NOT_NAMES:
+        subject, display = match.group("name").lower(), match.group("name")
+        refs.aliases[f"{speaker.subject}'s {match.group('rel').lower()}"] = (subject, display)
+        refs.last = (subject, display)
+        return Mention(subject, display, _third_rest(text[match.end() :]), first_person=False, via="relation")
     if match := _MY.match(text):
         return Mention(
             speaker.subject, speaker.display, "my" + text[match.end() :], first_person=True, via="first"
