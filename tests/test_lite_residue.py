@@ -10,7 +10,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from test_lite_support import ListCandidates, at, propose, say
+from test_lite_support import ListCandidates, at, propose, say, told_in_turn
 
 from memscribe import Memory
 from memscribe.core.records import OpKind
@@ -148,6 +148,11 @@ def test_a_new_measure_of_the_same_thing_closes_the_old_one() -> None:
     say(store, "good news, I'm getting 7 hours most nights now", at(2023, 6, 3))
     current = [r.text for r in store.records if r.retired_at is None and r.valid_to is None]
     assert not any("5 hours" in t for t in current) and any("7 hours" in t for t in current)
+
+
+def test_a_new_weight_in_chinese_closes_the_old_one(tmp_path: Path) -> None:
+    current, _ = told_in_turn(tmp_path, "开始健身了！现在82公斤，教练说先练核心", "两个月降到76公斤了，开心")
+    assert any("76公斤" in t for t in current) and not any("82公斤" in t for t in current)
 
 
 def test_a_chinese_stay_of_a_stated_length_ends() -> None:

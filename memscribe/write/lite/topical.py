@@ -87,11 +87,17 @@ _DAY = re.compile(
 )
 
 
+# The same in Chinese, where the unit follows the number without a space: "73公斤", "月租4500元".
+_CJK_MEASURE = re.compile(r"(\d+(?:\.\d+)?)\s?(公斤|千克|斤|元|块|万|公里|小时|分钟|岁|平米|杯|支|根)")
+
+
 def _measures(text: str) -> dict[str, str]:
-    """Unit → number for each measure in ``text`` ("5 hours a night" → {"hour": "5"}, "two kids" → {"kid": "2"});
-    dates are left out."""
-    return {m.group(2).lower().rstrip("s"): str(NUMBER_WORDS.get(m.group(1).lower(), m.group(1)))
-            for m in _MEASURE.finditer(_DAY.sub(" ", text)) if m.group(2).lower() not in _DURATIONS}  # fmt: skip
+    """Unit → number for each measure in ``text`` ("5 hours a night" → {"hour": "5"}, "two kids" → {"kid": "2"},
+    "73公斤" → {"公斤": "73"}); dates are left out."""
+    undated = _DAY.sub(" ", text)
+    found = {m.group(2).lower().rstrip("s"): str(NUMBER_WORDS.get(m.group(1).lower(), m.group(1)))
+             for m in _MEASURE.finditer(undated) if m.group(2).lower() not in _DURATIONS}  # fmt: skip
+    return found | {m.group(2): m.group(1) for m in _CJK_MEASURE.finditer(undated)}
 
 
 def _remeasured(new: dict[str, str], old_text: str) -> bool:
