@@ -206,3 +206,12 @@ def test_a_day_said_alone_takes_the_month_last_dated_in_the_message() -> None:
     assert complete_days("the 14th is fine", "we talked on tuesday") == "the 14th is fine"
     assert complete_days("we live on the 14th floor", "on 16 June") == "we live on the 14th floor"
     assert complete_days("the 40th was fun", "on 16 June") == "the 40th was fun"
+
+
+def test_a_day_word_said_twice_over_is_a_title_not_a_day() -> None:
+    text = "finished tomorrow and tomorrow and tomorrow, cried on the bus like an idiot"
+    assert resolve_times(text, datetime(2023, 5, 3, tzinfo=UTC), detect_tense(text)).text == text
+    other = "I did it yesterday, and tomorrow I rest"
+    assert resolve_times(other, datetime(2023, 5, 3, tzinfo=UTC), detect_tense(other)).text == (
+        "I did it on 2 May 2023, and on 4 May 2023 I rest"
+    )

@@ -103,7 +103,16 @@ def _number(word: str) -> int:
     return int(word) if word.isdigit() else NUMBER_WORDS[word.lower()]
 
 
+def _said_over(m: re.Match[str]) -> bool:
+    """Whether the day word of ``m`` is said twice over ("tomorrow and tomorrow and tomorrow", a title): no day."""
+    word = re.escape(m.group("w"))
+    around = m.string[max(0, m.start() - len(m.group(0)) - 6) : m.end() + len(m.group(0)) + 6]
+    return re.search(rf"\b{word}(?:,? and |, ){word}\b", around, re.IGNORECASE) is not None
+
+
 def _day_words(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
+    if _said_over(m):
+        return None
     offsets = {"the day before yesterday": -2, "the day after tomorrow": 2, "yesterday": -1, "last night": -1,
                "today": 0, "tonight": 0, "tomorrow": 1, "this morning": 0, "this afternoon": 0,
                "this evening": 0}  # fmt: skip
