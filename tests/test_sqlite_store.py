@@ -55,6 +55,19 @@ def test_a_word_in_too_many_documents_returns_the_newest_matches(tmp_path: Path)
     m.close()
 
 
+def test_memories_with_equal_vectors_come_back_in_the_order_they_were_written(tmp_path: Path) -> None:
+    # Ids are random in their low bits: ties broken by id would change from run to run, and with them what a
+    # writer reads as its candidates.
+    for run in range(3):
+        m = Memory(tmp_path / f"s{run}.db", writer="raw", embedder="hash")
+        m.add([{"role": "user", "content": "I study law"}, {"role": "user", "content": "i study law."}], user_id="u")
+        store, partition = m._core.store, ("default", "u")
+        vector = m._core.embedder.embed(["I study law"])[0]
+        for flt in (RecordFilter(), RecordFilter(include_history=True)):
+            hits = store.vector_search(partition, vector, m._core.embedder.model_id, flt, 5)
+            texts = [r.text for r in store.by_version_ids(partition, [vid for vid, _ in hits])]
+            assert texts == ["I study law", "i study law."]
+        m.close()
 
 
 def _keyword_texts(m: Memory, user_id: str, terms: list[str]) -> list[str]:

@@ -152,9 +152,11 @@ class SearchMixin:
                     f"SELECT m.rowid, m.version_id FROM memories m WHERE m.rowid IN ({marks}) AND {clause}",
                     (*score, *params),
                 ).fetchall()
-                found = sorted(((score[r[0]], r[1]) for r in rows), reverse=True)
+                # Equal scores (one text kept as two memories) keep the order they were written in, not their
+                # random ids' order: a writer reading them gets the same candidates on every run.
+                found = sorted(((score[r[0]], r[0], r[1]) for r in rows), key=lambda f: (-f[0], f[1]))
                 if len(found) >= limit or len(hits) < k:
-                    return [(vid, s) for s, vid in found[:limit]]
+                    return [(vid, s) for s, _, vid in found[:limit]]
                 k *= 4  # filters hid too many neighbours: widen the net
 
         result: list[tuple[str, float]] = self._read(run, [])
@@ -167,14 +169,15 @@ class SearchMixin:
 
         def run(conn: sqlite3.Connection) -> list[tuple[str, float]]:
             rows = conn.execute(
-                f"SELECT m.version_id, v.vector FROM vectors v JOIN memories m ON m.rowid = v.rowid WHERE {clause}",
+                f"SELECT m.version_id, v.vector FROM vectors v JOIN memories m ON m.rowid = v.rowid WHERE {clause}"
+                " ORDER BY v.rowid",
                 params,
             ).fetchall()
             if not rows:
                 return []
             matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
             scores = matrix @ query
-            top = np.argsort(-scores)[:limit]
+            top = np.argsort(-scores, kind="stable")[:limit]  # equal scores in the order they were written
             return [(rows[i][0], float(scores[i])) for i in top]
 
         result: list[tuple[str, float]] = self._read(run, [])
