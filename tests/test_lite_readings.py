@@ -56,3 +56,10 @@ def test_a_word_of_another_language_that_is_also_english_names_no_topic() -> Non
 
 def test_an_english_word_among_chinese_names_its_topic() -> None:
     assert "work" in topics_of("妹妹毕业啦！拿到了腾讯的offer")
+
+
+def test_a_home_told_by_moving_in_or_by_being_a_resident_is_on_the_home_topic() -> None:
+    for text in ("my commute is 9 minutes now that I'm in the new place by the park", "we made it!! unpacking is hell",
+                 "officially a Leeds resident now lol"):  # fmt: skip
+        assert "home" in topics_of(text), text
+    assert "home" not in topics_of("a new place for brunch opened by the station")

@@ -36,7 +36,7 @@ _CUES: dict[str, tuple[str, str]] = {
     "home": (
         """live lives living lived moved move moving relocat* apartment apartments flat house home rent*
         lease neighbourhood neighborhood neighbourhoods city town landlord settled suburb
-        address street condo downtown""",
+        address street condo downtown resident residents unpack unpacking unpacked movers""",
         "住 搬 房子 房租 租 家里 城市 小区 vivo vive mudé mudamos piso casa ciudad barrio habite"
         " déménag appartement ville quartier wohne wohnt Wohnung umgezogen Stadt Zuhause moro mora mudei"
         " morada cidade bairro apartamento",
@@ -148,6 +148,8 @@ _SHAPES = (
             re.IGNORECASE,
         ),
     ),
+    # A home called new, not named: "now that I'm in the new place", "our new place has a garden".
+    ("home", re.compile(r"\b(?:the|our|my) new (?:place|pad|digs)\b", re.IGNORECASE)),
     # A birth said without a word for the child: "Kabir is here! a boy", "it's a girl!!", "our baby boy".
     (
         "children",
