@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
-from test_lite_support import ListCandidates, at, say
+from test_lite_support import ListCandidates, at, say, told_in_turn
 
 from memscribe.write.lite.residue import drop_old_values, ended_values
 
@@ -109,3 +111,25 @@ def test_an_interview_round_or_a_daydream_is_no_change_yet(text: str) -> None:
     from memscribe.write.lite.cues import hypothetical
 
     assert hypothetical(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "ended"),
+    [("biscuit died on sunday. 14 good years.", {"biscuit"}), ("our old cat Milo passed away last night", {"milo"}),
+     ("pepper ran away :(", {"pepper"}), ("I almost died laughing at that", set())],
+)  # fmt: skip
+def test_what_died_or_ran_away_is_said_before_the_cue(text: str, ended: set[str]) -> None:
+    assert ended_values(text) == ended
+
+
+def test_a_language_dropped_ends_the_older_statements_of_it(tmp_path: Path) -> None:
+    current, _ = told_in_turn(
+        tmp_path, "duolingo spanish streak is at 200 days and I still panic ordering coffee",
+        "ok update, dropped spanish tbh. all in on japanese now, hiragana done",
+    )  # fmt: skip
+    assert not any("spanish" in t for t in current) and any("japanese" in t for t in current)
+
+
+def test_a_name_it_had_before_the_one_it_is_called_now_is_left_out() -> None:
+    text = "we adopted a retired greyhound!!! his racing name was 'Swift Lightning' but we call him pilot."
+    assert drop_old_values(text, []) == "we adopted a retired greyhound!!! we call him pilot."

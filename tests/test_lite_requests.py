@@ -144,3 +144,11 @@ def test_a_correction_replaces_the_day_and_its_date_together(tmp_path: Path) -> 
                               "wait no, just checked the letter — it's thursday the 16th, not tuesday.")  # fmt: skip
     assert any("thursday the 16th at 3pm" in text for text in current), current
     assert not any("14th" in text or "tuesday" in text for text in current), current
+
+
+def test_a_chinese_forget_of_everything_about_someone_finds_them_by_character_pairs(tmp_path: Path) -> None:
+    current, _ = told_in_turn(
+        tmp_path, "救命，我前任陈凯又给我发消息了，说想复合", "对了我家柯基布丁最近掉毛掉疯了",
+        "能不能把我前任的事都忘掉啊，名字啥的都别记了",
+    )  # fmt: skip
+    assert not any("陈凯" in t for t in current) and any("布丁" in t for t in current)

@@ -49,6 +49,7 @@ _END = lazy(
     r"|switched from|moved on from|changed from"
     r"|put down|rehomed|re-homed|gave (?:her|him|them|it) away|ran away|broke up|split up|divorced"
     r"|separated|sold|stopped|gave up|got rid of|ditched|dumped|moved out|not \w+ anymore|ex-|last day (?:at|of|in)"
+    r"|dropped(?! (?:off|by|in|me|him|her|them|us|my|a|an|it)\b)"
     r"|said (?:bye|goodbye) to|put (?-i:[A-Z][a-z]+) to sleep"
     r"|(?:\d+|a|one|two|three|four|five|six) (?:days?|weeks?|months?|years?) (?:no|without|off|clean|sober"
     r"|smoke[- ]free|\w+[- ]free)|smoke[- ]free)\b"

@@ -75,8 +75,21 @@ def covers(new: str, old: str, ignore: frozenset[str] = frozenset()) -> bool:
     return len(b) >= 2 and b < a and not _blocking(b - a)
 
 
+# Chinese is not written in words: a topic is matched by its character pairs, those of "我", "的" and "了" aside.
+_CJK_RUN = lazy(r"[\u3400-\u9fff]{2,}")
+_CJK_FUNCTION = frozenset("我的了")
+
+
+def _cjk_pairs(text: str) -> set[str]:
+    pairs = {run[i : i + 2] for run in _CJK_RUN.findall(text) for i in range(len(run) - 1)}
+    return {p for p in pairs if not _CJK_FUNCTION & set(p)}
+
+
 def topic_matches(topic: str, text: str, ignore: frozenset[str] = frozenset()) -> bool:
-    """Whether a memory's text is about a forget request's topic (most topic words present)."""
+    """Whether a memory's text is about a forget request's topic (most topic words present; in Chinese every
+    character pair of the topic: "我前任" names "我前任陈凯又给我发消息了")."""
+    if pairs := _cjk_pairs(topic):
+        return pairs <= _cjk_pairs(text)
     wanted = content_tokens(topic, ignore | _GENERIC) or content_tokens(topic, ignore)
     if not wanted:
         return False

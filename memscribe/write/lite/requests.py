@@ -79,6 +79,8 @@ _TOPIC_END = re.compile(
 _CJK_FORGET = re.compile(
     r"把(?P<topic>[^，。！？]{1,20}?)(?:删掉|删除|删了|忘掉|忘了|清除)|(?:别记|不要记|忘掉|删掉)(?P<topic2>[^，。！？]{1,20})"
 )
+# What rounds a Chinese topic off without naming anything: "我前任的事都" is "我前任" (everything about them).
+_CJK_ABOUT = re.compile(r"(?:的)?(?:事情|事|东西|一切|信息|资料|相关的?)?(?:都|全都|全部|了|吧|啊)*$")
 # "I'm not a fan of sushi" is a negation, not "I'm" corrected from "a fan of sushi".
 _DANGLING = lazy(
     r"\b(?:am|is|are|was|were|do|does|did|have|has|had|can|could|will|would|should|i'm|it's|that's|they're"
@@ -202,7 +204,8 @@ def parse_forget(text: str) -> str | None:
     """The topic a forget request names ("my phone number"), or None when ``text`` is not one."""
     text = text.strip()
     if (cjk := _CJK_FORGET.search(text)) is not None:
-        return (cjk.group("topic") or cjk.group("topic2")).strip()
+        topic = (cjk.group("topic") or cjk.group("topic2")).strip()
+        return _CJK_ABOUT.sub("", topic) or topic
     for pattern in _FORGETS:
         if match := pattern.match(text):
             topic = _TOPIC_END.split(match.group("topic"), maxsplit=1)[0].strip(" ,.!?\"'")

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from memscribe.read.topics import has_cjk, topics_of
 from memscribe.write.lite.cues import changes, end_cues, ends
 from memscribe.write.lite.lazy import lazy
-from memscribe.write.lite.lexicon import CAR_BRANDS, CJK_HOME_GIVEN_UP
+from memscribe.write.lite.lexicon import CAR_BRANDS, CJK_HOME_GIVEN_UP, LANGUAGES
 from memscribe.write.lite.matching import content_tokens
 from memscribe.write.lite.segment import run_on_breaks
 
@@ -46,7 +46,8 @@ _DATE = lazy(
     r"|November|December)(?: \d{1,2})?(?:,? (?:19|20)\d{2})?\b|\b\d{4}-\d{2}-\d{2}\b"
 )
 _WAS = lazy(r"\b(?:was|were|used to be)\b", re.IGNORECASE)
-_NOW = lazy(r"\bnow\b(?! that)", re.IGNORECASE)
+_NOW = lazy(r"\bnow\b(?! that)|\b(?:we|I|everyone) (?:call|calls|are calling|started calling) (?:him|her|it|them)\b"
+            r"|\brenamed\b|\bgoes by\b", re.IGNORECASE)
 _QUOTES = re.compile(r"['‘’\"“”]+(?=\W|$)|(?<!\w)['‘’\"“”]+")
 _OVER = lazy(r"\b(?:is|'s|are|was) (?:so |totally |officially )?(?:over|dead|done)\b", re.IGNORECASE)
 _CAPITALISED = re.compile(r"\b[A-Z][\w'-]+")
@@ -71,6 +72,9 @@ _WEAK = frozenset(
         "year",
         "time",
         "lol",
+        "tbh",
+        "ngl",
+        "out",
         "ok",
         "okay",
         "yeah",
@@ -143,14 +147,15 @@ def drop_old_values(
         return text
     marks = [_marks(clause) for clause, _ in pieces]
     dropped: set[int] = set()
+    replaced: set[int] = set()  # what the statement itself says was replaced: no further check
     for i, (clause, after) in enumerate(pieces):
         if after.strip() in ("→", "->") and i + 1 < len(pieces) and marks[i + 1] - marks[i]:
-            dropped.add(i)  # "Megan Pryce → Megan Doyle": the left side of an arrow is what it was
+            replaced.add(i)  # "Megan Pryce → Megan Doyle": the left side of an arrow is what it was
             continue
         if _WAS.search(clause) and after.strip().lower() in ("but", "so") and any(
             _NOW.search(later) for later, _ in pieces[i + 1 : i + 3]
         ):
-            dropped.add(i)  # "my starter was called Doughnald but ... he's Bread Pitt now": what it was
+            replaced.add(i)  # "my starter was called Doughnald but ... he's Bread Pitt now": what it was
             continue
         undated = _marks(_DATE.sub(" ", clause))  # when it ended is no new value: "last day at X was on 28 April"
         if not _ENDED.search(clause) or any(ch.isdigit() for w in undated - held for ch in w):
@@ -159,15 +164,16 @@ def drop_old_values(
         known = owned if ends(clause) or _OVER.search(clause) else held
         if (marks[i] & known) - elsewhere:
             dropped.add(i)
-    dropped |= _ended_in_passing(pieces, marks, dropped)
-    kept = [i for i in range(len(pieces)) if i not in dropped]
-    if not dropped or not any(marks[i] - owned for i in kept if marks[i]):
+    dropped |= _ended_in_passing(pieces, marks, dropped | replaced)
+    kept = [i for i in range(len(pieces)) if i not in dropped | replaced]
+    if not (dropped | replaced) or not any(marks[i] - owned for i in kept if marks[i]):
         return text  # nothing to leave out, or nothing new would be left: keep the statement whole
     rest = " ".join(pieces[i][0] for i in kept)
     gone = " ".join(pieces[i][0] for i in dropped)
-    if not (changes(rest) or topics_of(rest) & topics_of(gone)):
-        return text  # "I gave up knitting, it wasn't for me": the ending is the news, nothing replaces it
-    return _join(pieces, dropped)
+    if dropped and not (changes(rest) or topics_of(rest) & topics_of(gone)):
+        # "I gave up knitting, it wasn't for me": the ending is the news, nothing replaces it
+        return _join(pieces, replaced) if replaced else text
+    return _join(pieces, dropped | replaced)
 
 
 # What plainly gives a thing up, said beside what takes its place: "got a pixel 8, finally ditching my iphone 12".
@@ -236,14 +242,19 @@ def still_holds(text: str, changed: Callable[[str], bool]) -> str | None:
 _NOT_VALUES = lazy(
     r"\b(?:said|put|to sleep|last|final|january|february|march|april|may|june|july|august|september|october"
     r"|november|december|monday|tuesday|wednesday|thursday|friday|saturday|sunday|today|yesterday|week"
-    r"|weekend|month|year)\b",
+    r"|weekend|month|year|night|morning|evening|afternoon|tonight|ago)\b",
     re.IGNORECASE,
 )
 
 
+# End cues whose subject is what ended: "biscuit died", "our old cat Milo passed away", "pepper ran away".
+_ENDS_ITS_SUBJECT = lazy(r"died|passed away|ran away|crossed the rainbow bridge", re.IGNORECASE)
+
+
 # Just before an end cue: it is negated or only imagined ("I won't quit", "never gave up", "would quit").
 _NOT_ENDED = lazy(
-    r"\b(?:not|never|won't|wouldn't|don't|didn't|can't|cannot|shouldn't|would|could|might|if|gonna not)"
+    r"\b(?:not|never|won't|wouldn't|don't|didn't|can't|cannot|shouldn't|would|could|might|if|gonna not|almost"
+    r"|nearly)"
     r"(?: (?:ever|just|really|even|want to|going to|gonna|be))*\s*$",
     re.IGNORECASE,
 )
@@ -259,12 +270,15 @@ def ended_values(text: str) -> set[str]:
         if _NOT_ENDED.search(text[max(0, match.start() - 24) : match.start()]):
             continue  # "I won't quit on my dreams", "anyone else would quit": nothing ended
         after = _ONWARD.split(re.split(r"[,;:!?.。，；！？—–()]", text[match.end() :], maxsplit=1)[0], maxsplit=1)[0]
+        if _ENDS_ITS_SUBJECT.compiled.fullmatch(match.group(0)):  # "biscuit died on sunday": what ended comes first
+            before = re.split(r"[,;:!?.。，；！？—–()]", text[: match.start()])[-1].split()
+            after = " ".join(before[-1:] + [w for w in before[-3:-1] if w[:1].isupper()])
         # The cue may name what ended: "put Clover to sleep", "had to put pepper down".
         named = " ".join([*_CAPITALISED.findall(match.group(0)), *(g for g in [match.groupdict().get("put")] if g)])
         near = named + " " + " ".join(after.split()[:4])
         plain = _NOT_VALUES.sub(" ", near)
         kept = (w for w in _marks(plain) if not any(ch.isdigit() for ch in w) and not has_cjk(w))
-        # A make is a cue and a value ("the civic"); so is what one switched from ("switched from violin").
         switched = match.group(0).lower().endswith("from")
-        out |= {w for w in kept if switched or w in CAR_BRANDS or not topics_of(w)}
+        # A make is a cue and a value ("the civic"); so is a language ("dropped spanish") and what one switched from.
+        out |= {w for w in kept if switched or w in CAR_BRANDS or w in LANGUAGES or not topics_of(w)}
     return out
