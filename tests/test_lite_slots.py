@@ -126,6 +126,7 @@ def test_third_persons_are_their_own_subjects(text: str, slot: str) -> None:
         "I like to think so",
         "I moved to a new team",
         "I'm a mother of two",
+        "my cat keeps puking on the rug at 4am, like she plans it",
     ],
 )
 def test_negated_past_hypothetical_and_look_alike_statements_have_no_state(text: str) -> None:

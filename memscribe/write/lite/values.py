@@ -52,6 +52,7 @@ _ABSTRACT_PLACES = words(
     shame style love limbo dark world reality fantasy debt silence chaos"""
 )
 _NOT_EMPLOYERS = words("home night nights weekends living myself yourself free fun money it them")
+_NOT_LIKED_FIRST = words("to she he they it it's we you i i'm this that")
 _NOT_LIKED = RELATIONS | words("life job work people everyone everybody things stuff idea ideas")
 
 
@@ -116,7 +117,8 @@ def value_hobby(raw: str) -> str | None:
 def value_liked(raw: str) -> str | None:
     """A liked or disliked thing; gerunds are hobbies and are read by the hobby rules instead."""
     value = clean_phrase(raw, max_words=5)
-    if value is None or value in _NOT_LIKED or value.split()[0] == "to":
+    # "puking up hairballs like she plans it": a clause after "like" is a comparison, not a thing liked
+    if value is None or value in _NOT_LIKED or value.split()[0] in _NOT_LIKED_FIRST:
         return None
     first = value.split()[0]
     return None if first.endswith("ing") and len(first) > 4 else value
