@@ -36,6 +36,16 @@ def test_a_self_check_corrects_the_stored_date() -> None:
     assert fixed.metadata["corrected_at"] == at(2024, 1, 3).isoformat()
 
 
+def test_a_day_corrected_inside_a_long_message_moves_the_stored_date() -> None:
+    store = ListCandidates()
+    say(store, "need dinner ideas for our anniversary, it's march 3rd and I'm cooking at home", at(2024, 2, 10))
+    ops = say(store, "lol not vegetarian, I eat fish! ALSO wait I'm an idiot, the anniversary is the 8th not the 3rd, "
+                     "the 3rd is when we first met. good thing I checked", at(2024, 2, 11))  # fmt: skip
+    assert any(op.kind is OpKind.UPDATE and op.draft and "8 March" in op.draft.text for op in ops)
+    current = " | ".join(_current(store))
+    assert "3 March" not in current and "not vegetarian" not in current and "I eat fish" in current
+
+
 def test_a_clause_that_says_instead_leaves_out_the_old_value_named_beside_it() -> None:
     older = ["week 3 of the paleo diet, going strong"]
     said = "blood sugar was weird after a month of paleo 😬 my dietitian put me on a low gi diet instead."

@@ -215,3 +215,9 @@ def test_a_day_word_said_twice_over_is_a_title_not_a_day() -> None:
     assert resolve_times(other, datetime(2023, 5, 3, tzinfo=UTC), detect_tense(other)).text == (
         "I did it on 2 May 2023, and on 4 May 2023 I rest"
     )
+
+
+def test_a_date_after_the_reads_without_a_preposition() -> None:
+    text = "the anniversary is the 8th not the 3rd of march"
+    resolved = resolve_times(text, datetime(2024, 2, 1, tzinfo=UTC), detect_tense(text)).text
+    assert "the on" not in resolved and "the 3 March" in resolved

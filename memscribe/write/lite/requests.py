@@ -11,6 +11,7 @@ from memscribe.write.lite.lazy import lazy
 
 __all__ = [
     "Correction",
+    "day_in_month",
     "forget_attributes",
     "parse_cjk_correction",
     "parse_correction",
@@ -20,9 +21,11 @@ __all__ = [
 ]
 
 _MARKER = (
+    r"(?:(?:also|and|oh|ok|okay|so|hmm|lol|omg)[\s,!.]+)*"  # words that only lead in: "ALSO wait, …"
     r"(?:(?:sorry|oops|whoops|wait|no|nope|actually|correction|my bad|my mistake|i misspoke|to be clear|ugh|turns out"
     r"|let me correct (?:that|myself)|scratch that|typo|i misread(?: \w+){0,3}|i was wrong|i got (?:it|that)"
-    r" wrong|i mixed (?:it|them|those) up|i made a mistake|oups|je me suis tromp\w*|perdón|me equivoqué"
+    r" wrong|i mixed (?:it|them|those) up|i made a mistake|i'?m an idiot|i am an idiot|silly me|duh|oups"
+    r"|je me suis tromp\w*|je me suis plant\w*|perdón|me equivoqué"
     r"|desculpa|enganei-me|me enganei|entschuldigung|ich habe mich geirrt"
     # what a doctor or a test found puts a belief right as the speaker would: "my doctor says it's not X, it's Y"
     r"|(?:my |the )?(?:doctor|doc|allergist|dermatologist|vet|dentist|test|tests|results|lab|blood test|dna test)"
@@ -30,7 +33,7 @@ _MARKER = (
 )
 _LEAD = (
     r"(?:i meant|i mean|it'?s|it is|it was|that'?s|that is|that was|that should be|should be|make that"
-    r"|i said|i should have said)?\s*"
+    r"|i said|i should have said|(?:the|my|our|his|her) \w+ (?:is|was|'s))?\s*"
 )
 _CORRECTIONS = tuple(
     lazy(p, re.IGNORECASE)
@@ -160,10 +163,15 @@ _ASIDE = lazy(
 )
 
 _VALUE = (_DAY_MONTH, _CJK_DATE, r"\d+(?:[.,]\d+)*")
+_BARE_DAY = re.compile(r"(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?", re.IGNORECASE)
+_DAY_OF_MONTH = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)? (?:of )?(" + _MONTH_WORDS + r")\b", re.IGNORECASE)
 
 
 def _narrow(new: str, old: str | None) -> Correction:
     """ "the flight is on 13 March 2024, not on 3 March 2024": the values, not the phrases, are swapped."""
+    if old is not None and (day := _BARE_DAY.fullmatch(new)) and (was := _DAY_OF_MONTH.search(old)):
+        # "the anniversary is the 8th, not 3 March": the day changes in the month said
+        return Correction(f"{day.group(1)} {was.group(2)}", f"{was.group(1)} {was.group(2)}")
     if old is None or len(new.split()) <= len(old.split()):
         return Correction(new, old)
     for shape in _VALUE:
@@ -172,6 +180,17 @@ def _narrow(new: str, old: str | None) -> Correction:
         if was and now:
             return Correction(now[-1].group(0), was.group(0))
     return Correction(new, old)
+
+
+def day_in_month(correction: Correction, text: str) -> tuple[str, str] | None:
+    """For a correction of the day alone ("the 8th, not the 3rd"): the date of ``text`` on the old day, and the
+    same date on the new day ("on 3 March" → "8 March", "March 3rd" → "March 8"); None otherwise."""
+    new, old = _BARE_DAY.fullmatch(correction.new), _BARE_DAY.fullmatch(correction.old or "")
+    if new is None or old is None:
+        return None
+    day = rf"(?<!\d){old.group(1)}(?:st|nd|rd|th)?(?!\d)"
+    found = re.search(rf"{day} (?:of )?{_MONTH_WORDS}\b|\b{_MONTH_WORDS} {day}", text, re.IGNORECASE)
+    return None if found is None else (found.group(0), re.sub(day, new.group(1), found.group(0), count=1))
 
 
 # "wait, did I say 14? it's the 16th": the speaker asks about their own words, then says what they meant.

@@ -20,7 +20,7 @@ from memscribe.write.lite.ledger import Ledger, Pending, draft_from_record
 from memscribe.write.lite.lexicon import RELATION_MODS, RELATION_WORD
 from memscribe.write.lite.matching import topic_matches
 from memscribe.write.lite.reconcile import Reconciler, same_value
-from memscribe.write.lite.requests import Correction, forget_attributes, value_shape
+from memscribe.write.lite.requests import Correction, day_in_month, forget_attributes, value_shape
 from memscribe.write.lite.segment import split_sentences
 from memscribe.write.lite.slots import Fact
 
@@ -154,35 +154,40 @@ class Reviser:
             return
         self.reconciler.fact(fact, draft, at, speaker)
 
-    def _find_value(self, correction: Correction, speaker: str) -> tuple[Pending | MemoryRecord, str] | None:
-        """The most recent memory of the speaker holding the corrected value, and that value."""
+    def _find_value(
+        self, correction: Correction, speaker: str
+    ) -> tuple[Pending | MemoryRecord, str, str] | None:
+        """The most recent memory of the speaker holding the corrected value, that value and what replaces it."""
         shape = value_shape(correction.new) if correction.old is None else None
         if correction.old is None and shape is None:
             return None
 
-        def holds(text: str) -> str | None:
+        def holds(text: str) -> tuple[str, str] | None:
+            if (dated := day_in_month(correction, text)) is not None:
+                return dated  # "the 8th, not the 3rd" of "on 3 March": "8 March"
             if correction.old is not None:
                 found = re.search(rf"(?<!\w){re.escape(correction.old)}{_tail(correction)}(?!\w)", text, re.I)
-                return found.group(0) if found else None
+                return (found.group(0), correction.new) if found else None
             tokens = [t for t in shape.findall(text) if t != correction.new] if shape else []
-            return tokens[-1] if tokens else None
+            return (tokens[-1], correction.new) if tokens else None
 
         for entry in reversed(self.ledger.pending()):
-            if entry.speaker == speaker and entry.draft and (old := holds(entry.draft.text)):
-                return entry, old
+            if entry.speaker == speaker and entry.draft and (pair := holds(entry.draft.text)):
+                return entry, *pair
         records = self.ledger.stored_subject(speaker) + self.ledger.stored_similar(
             correction.old or correction.new, Owner.USER
         )
         for record in records:
-            if record.subject.lower() == speaker and (old := holds(record.text)):
-                return record, old
+            if record.subject.lower() == speaker and (pair := holds(record.text)):
+                return record, *pair
         return None
 
     def _correct_value(self, correction: Correction, speaker: str, at: datetime, index: int) -> bool:
         found = self._find_value(correction, speaker)
         if found is None:
             return False
-        holder, old = found
+        holder, old, meant = found
+        correction = Correction(meant, correction.old)
         note = f"corrected by the speaker: '{old}' → '{correction.new}'"
         # A stored memory's new version cites the correcting message as its provenance.
         draft = holder.draft if isinstance(holder, Pending) else draft_from_record(holder, message_indices=(index,))

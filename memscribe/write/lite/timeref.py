@@ -335,8 +335,9 @@ def _temporary_until(text: str, start: date, tense: Tense) -> date | None:
     return None  # "for 6 years" is how long something has lasted far more often than how long it will
 
 
-# A preposition already said before the phrase: "the end of next month", "due by friday", "since monday".
-_OF_BEFORE = re.compile(r"\b(?:of|by|since|until|till|before|after|from|for)\s+$", re.IGNORECASE)
+# A preposition already said before the phrase: "the end of next month", "due by friday", "since monday"; or "the"
+# ("not the 3rd of march").
+_OF_BEFORE = re.compile(r"\b(?:of|by|since|until|till|before|after|from|for|the)\s+$", re.IGNORECASE)
 _LEAD_PREPOSITION = re.compile(r"^(?:in|on)\s+")
 
 

@@ -511,10 +511,18 @@ _DISPLACED = lazy(
 
 # "I'm in aarhus, not copenhagen!": a value set against the one the speaker means, closing its sentence. A
 # judgement ("not bad", "not worth it", "not sure") is no value.
-_NOT_OLD = lazy(
-    r",\s*not\s+(?!(?:really|sure|bad|so|too|very|yet|just|even|much|only|quite|great|good|worth|that|this|for"
+_JUDGED = (
+    r"(?!(?:really|sure|bad|so|too|very|yet|just|even|much|only|quite|great|good|worth|that|this|for"
     r"|ever|again|anymore|any ?more|now|me|you|him|her|them|us|it|all|always|every|enough|a lot)\b)"
-    r"(?:(?:in|at|on|the|a|an)\s+)?[\w'-]+(?:[ \t][\w'-]+){0,2}(?=\s*(?:[.!?;]|$))",
+)
+_NOT_OLD = lazy(
+    r",\s*not\s+" + _JUDGED + r"(?:(?:in|at|on|the|a|an)\s+)?[\w'-]+(?:[ \t][\w'-]+){0,2}(?=\s*(?:[.!?;]|$))",
+    re.IGNORECASE,
+)
+# "lol not vegetarian, I eat fish!": a sentence that opens by setting aside a value, then says the one meant.
+_NOT_FIRST = lazy(
+    r"(?:^|(?<=[.!?]\s))(?:(?:lol|haha|no|nah|ok|well)[,!.]?\s+)?not\s+" + _JUDGED
+    + r"(?:(?:a|an|the)\s+)?[\w'-]+(?:[ \t](?!(?:anymore|any|now|yet|either)\b)[\w'-]+)?[,!;]+\s+(?=\S)",
     re.IGNORECASE,
 )
 
@@ -529,6 +537,7 @@ def without_old_value(text: str) -> str:
     text = _LEFT_PLACE.sub(lambda m: m.group("verb"), text)
     text = _DISPLACED.sub(lambda m: f"{m.group('verb')} ", text)
     text = _NOT_OLD.sub("", text)
+    text = _NOT_FIRST.sub("", text)
     return _LEFT_FOR.sub(_left, text)
 
 
