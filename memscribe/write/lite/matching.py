@@ -11,7 +11,7 @@ from functools import lru_cache
 from memscribe.core.text import STOPWORDS, normalize
 from memscribe.write.lite.lazy import lazy
 
-__all__ = ["content_tokens", "covers", "forget_texts", "near_duplicate", "stem", "topic_matches"]
+__all__ = ["cjk_pairs", "content_tokens", "covers", "forget_texts", "near_duplicate", "stem", "topic_matches"]
 
 _WORD = lazy(r"[a-z0-9][a-z0-9'-]*")
 _GENERIC = frozenset({"user", "said", "says", "told", "number", "thing", "things", "stuff", "really", "also"})
@@ -75,21 +75,21 @@ def covers(new: str, old: str, ignore: frozenset[str] = frozenset()) -> bool:
     return len(b) >= 2 and b < a and not _blocking(b - a)
 
 
-# Chinese is not written in words: a topic is matched by its character pairs, those of "我", "的" and "了" aside.
+# Chinese is not written in words: it is compared by its character pairs.
 _CJK_RUN = lazy(r"[\u3400-\u9fff]{2,}")
-_CJK_FUNCTION = frozenset("我的了")
+_CJK_FUNCTION = frozenset("我的了")  # pairs with these name nothing a topic is about
 
 
-def _cjk_pairs(text: str) -> set[str]:
-    pairs = {run[i : i + 2] for run in _CJK_RUN.findall(text) for i in range(len(run) - 1)}
-    return {p for p in pairs if not _CJK_FUNCTION & set(p)}
+def cjk_pairs(text: str) -> set[str]:
+    """The pairs of adjacent Chinese characters of ``text`` ("我前任" → {"我前", "前任"})."""
+    return {run[i : i + 2] for run in _CJK_RUN.findall(text) for i in range(len(run) - 1)}
 
 
 def topic_matches(topic: str, text: str, ignore: frozenset[str] = frozenset()) -> bool:
     """Whether a memory's text is about a forget request's topic (most topic words present; in Chinese every
-    character pair of the topic: "我前任" names "我前任陈凯又给我发消息了")."""
-    if pairs := _cjk_pairs(topic):
-        return pairs <= _cjk_pairs(text)
+    character pair of the topic, "我" and "的" aside: "我前任" names "我前任陈凯又给我发消息了")."""
+    if pairs := {p for p in cjk_pairs(topic) if not _CJK_FUNCTION & set(p)}:
+        return pairs <= cjk_pairs(text)
     wanted = content_tokens(topic, ignore | _GENERIC) or content_tokens(topic, ignore)
     if not wanted:
         return False

@@ -18,7 +18,7 @@ from memscribe.read.topics import has_cjk, topics_of
 from memscribe.write.lite.cues import changes, end_cues, ends
 from memscribe.write.lite.lazy import lazy
 from memscribe.write.lite.lexicon import CAR_BRANDS, CJK_HOME_GIVEN_UP, LANGUAGES
-from memscribe.write.lite.matching import content_tokens
+from memscribe.write.lite.matching import cjk_pairs, content_tokens
 from memscribe.write.lite.segment import run_on_breaks
 
 __all__ = ["drop_old_values", "ended_values", "still_holds"]
@@ -46,15 +46,17 @@ _DATE = lazy(
     r"|November|December)(?: \d{1,2})?(?:,? (?:19|20)\d{2})?\b|\b\d{4}-\d{2}-\d{2}\b"
 )
 _WAS = lazy(r"\b(?:was|were|used to be)\b", re.IGNORECASE)
-_NOW = lazy(r"\bnow\b(?! that)|\b(?:we|I|everyone) (?:call|calls|are calling|started calling) (?:him|her|it|them)\b"
-            r"|\brenamed\b|\bgoes by\b", re.IGNORECASE)
+_NOW = lazy(
+    r"\bnow\b(?! that)|\b(?:we|I|everyone) (?:call|calls|are calling|started calling) (?:him|her|it|them)\b"
+    r"|\brenamed\b|\bgoes by\b",
+    re.IGNORECASE,
+)
 _QUOTES = re.compile(r"['‘’\"“”]+(?=\W|$)|(?<!\w)['‘’\"“”]+")
 _OVER = lazy(r"\b(?:is|'s|are|was) (?:so |totally |officially )?(?:over|dead|done)\b", re.IGNORECASE)
 _CAPITALISED = re.compile(r"\b[A-Z][\w'-]+")
 # Where what ended gives way to what comes next: "switched from violin to cello", "sold the civic to a neighbour".
 _ONWARD = re.compile(r"(?<!\s)\s+(?:to|into|for)\s+", re.IGNORECASE)  # a blank run tried from its start only
 _PLACED = lazy(r"\b(?:in|at|from|for|with|near|to)\s+(?:the\s+)?([^\W\d_]{4,})")
-_CJK_RUN = re.compile(r"[\u3400-\u9fff]{2,}")
 _LEADING = lazy(r"^(?:but|though|although|while|whereas)\b[\s,]*", re.IGNORECASE)
 _WEAK = frozenset(
     {
@@ -89,14 +91,10 @@ _WEAK = frozenset(
 )
 
 
-def _cjk_pairs(text: str) -> set[str]:
-    return {run[i : i + 2] for run in _CJK_RUN.findall(text) for i in range(len(run) - 1)}
-
-
 def _marks(clause: str) -> set[str]:
     """The words of a clause that can name a value: content words, and CJK character pairs."""
     words = {w for w in content_tokens(_QUOTES.sub(" ", clause)) if w not in _WEAK and len(w) >= 3}
-    return words | (_cjk_pairs(clause) if has_cjk(clause) else set())
+    return words | (cjk_pairs(clause) if has_cjk(clause) else set())
 
 
 def _pieces(text: str) -> list[tuple[str, str]]:
@@ -127,12 +125,10 @@ def _values(text: str) -> set[str]:
     named = " ".join(m.group(0) for m in _CAPITALISED.finditer(text) if m.start() > 0 and m.group(0) != "I")
     if not named and not has_cjk(text):
         named = " ".join(_PLACED.findall(text))
-    return _marks(named) | (_cjk_pairs(text) if has_cjk(text) else set())
+    return _marks(named) | (cjk_pairs(text) if has_cjk(text) else set())
 
 
-def drop_old_values(
-    text: str, on_topic: Iterable[str], others: Iterable[str] = (), own: Iterable[str] = ()
-) -> str:
+def drop_old_values(text: str, on_topic: Iterable[str], others: Iterable[str] = (), own: Iterable[str] = ()) -> str:
     """``text`` without the clauses that name as ended a value held by ``on_topic`` (older statements on its
     topics) or a name or CJK value held by ``others`` (older statements of the same owner); a clause that
     plainly ends something ("quit", "is over") also by any word of ``own`` (older statements of its subject)."""
@@ -152,8 +148,10 @@ def drop_old_values(
         if after.strip() in ("→", "->") and i + 1 < len(pieces) and marks[i + 1] - marks[i]:
             replaced.add(i)  # "Megan Pryce → Megan Doyle": the left side of an arrow is what it was
             continue
-        if _WAS.search(clause) and after.strip().lower() in ("but", "so") and any(
-            _NOW.search(later) for later, _ in pieces[i + 1 : i + 3]
+        if (
+            _WAS.search(clause)
+            and after.strip().lower() in ("but", "so")
+            and any(_NOW.search(later) for later, _ in pieces[i + 1 : i + 3])
         ):
             replaced.add(i)  # "my starter was called Doughnald but ... he's Bread Pitt now": what it was
             continue
@@ -191,7 +189,7 @@ def _ended_in_passing(pieces: list[tuple[str, str]], marks: list[set[str]], drop
     out: set[int] = set()
     for i, (clause, _) in enumerate(pieces):
         found = _GIVEN_UP.search(clause)
-        if i in dropped or found is None or _NOT_ENDED.search(clause[: found.start()]):
+        if i in dropped or found is None or _NOT_ENDED.search(clause[max(0, found.start() - 24) : found.start()]):
             continue
         topics = topics_of(clause)
         others = [j for j in range(len(pieces)) if j != i and j not in dropped and marks[j]]
