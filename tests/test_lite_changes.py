@@ -128,3 +128,12 @@ def test_a_stay_with_a_flight_home_is_temporary() -> None:
     assert temporary("10 days in portugal!! currently in porto, flying back to leeds on the 12th")
     assert temporary("heading home tomorrow, what a trip")
     assert not temporary("back home in leeds and missing the sun")
+
+
+def test_a_new_day_alone_moves_the_date_in_the_month_it_was_in() -> None:
+    from memscribe.write.lite.requests import Correction, day_in_month
+
+    assert day_in_month(Correction("the 8th", "the 3rd"), "it's on 3 March, dinner at 8") == ("3 March", "8 March")
+    assert day_in_month(Correction("8th", "3 March 2024"), "since March 3rd we") == ("March 3rd", "March 8")
+    assert day_in_month(Correction("the 8th", "3 April"), "it's on 3 March") is None  # another month said
+    assert day_in_month(Correction("Leeds", "York"), "it's on 3 March") is None

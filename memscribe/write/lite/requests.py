@@ -169,9 +169,6 @@ _DAY_OF_MONTH = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)? (?:of )?(" + _MONTH_WOR
 
 def _narrow(new: str, old: str | None) -> Correction:
     """ "the flight is on 13 March 2024, not on 3 March 2024": the values, not the phrases, are swapped."""
-    if old is not None and (day := _BARE_DAY.fullmatch(new)) and (was := _DAY_OF_MONTH.search(old)):
-        # "the anniversary is the 8th, not 3 March": the day changes in the month said
-        return Correction(f"{day.group(1)} {was.group(2)}", f"{was.group(1)} {was.group(2)}")
     if old is None or len(new.split()) <= len(old.split()):
         return Correction(new, old)
     for shape in _VALUE:
@@ -183,13 +180,16 @@ def _narrow(new: str, old: str | None) -> Correction:
 
 
 def day_in_month(correction: Correction, text: str) -> tuple[str, str] | None:
-    """For a correction of the day alone ("the 8th, not the 3rd"): the date of ``text`` on the old day, and the
-    same date on the new day ("on 3 March" → "8 March", "March 3rd" → "March 8"); None otherwise."""
-    new, old = _BARE_DAY.fullmatch(correction.new), _BARE_DAY.fullmatch(correction.old or "")
+    """For a correction that names the new day alone ("the 8th, not the 3rd", "the 8th not the 3rd of march"):
+    the date of ``text`` on the old day (in the old month, when one is said), and the same date on the new day
+    ("on 3 March" → "8 March", "March 3rd" → "March 8"); None otherwise."""
+    new, said = _BARE_DAY.fullmatch(correction.new), correction.old or ""
+    old = _BARE_DAY.fullmatch(said) or _DAY_OF_MONTH.search(said)
     if new is None or old is None:
         return None
     day = rf"(?<!\d){old.group(1)}(?:st|nd|rd|th)?(?!\d)"
-    found = re.search(rf"{day} (?:of )?{_MONTH_WORDS}\b|\b{_MONTH_WORDS} {day}", text, re.IGNORECASE)
+    month = re.escape(old.group(2)) if old.re is _DAY_OF_MONTH else _MONTH_WORDS
+    found = re.search(rf"{day} (?:of )?{month}\b|\b{month} {day}", text, re.IGNORECASE)
     return None if found is None else (found.group(0), re.sub(day, new.group(1), found.group(0), count=1))
 
 

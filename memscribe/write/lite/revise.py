@@ -187,17 +187,16 @@ class Reviser:
         if found is None:
             return False
         holder, old, meant = found
-        correction = Correction(meant, correction.old)
-        note = f"corrected by the speaker: '{old}' → '{correction.new}'"
+        note = f"corrected by the speaker: '{old}' → '{meant}'"
         # A stored memory's new version cites the correcting message as its provenance.
         draft = holder.draft if isinstance(holder, Pending) else draft_from_record(holder, message_indices=(index,))
         if draft is None:
             return False
-        value = _replace_last(draft.value, old, correction.new).lower() if draft.value else None
-        fixed = replace(draft, text=_replace_last(draft.text, old, correction.new), value=value)
+        value = _replace_last(draft.value, old, meant).lower() if draft.value else None
+        fixed = replace(draft, text=_replace_last(draft.text, old, meant), value=value)
         start = fixed.valid_from
-        if start is not None and old.isdigit() and correction.new.isdigit() and start.year == int(old):
-            fixed = replace(fixed, valid_from=start.replace(year=int(correction.new)))  # the year was the date
+        if start is not None and old.isdigit() and meant.isdigit() and start.year == int(old):
+            fixed = replace(fixed, valid_from=start.replace(year=int(meant)))  # the year was the date
         if isinstance(holder, Pending):
             self.ledger.revise(holder, draft=fixed, reason=f"{holder.op.reason}; {note}")
         else:
