@@ -226,3 +226,11 @@ def test_in_text_typed_without_capitals_a_place_after_in_is_a_name() -> None:
     value = record("WE CLOSED. we own a house. in oakland (rockridge). still cant believe it",
                    valid_from=at(2024, 4, 1))  # fmt: skip
     assert _first("Where does Samir live?", [(valueless, 0.45), (value, 0.42)]) == value.version_id
+
+
+def test_a_what_if_on_the_topic_ranks_below_a_plain_statement_that_matches_less() -> None:
+    home = record("I'm in manchester atm and the rain is really getting to me lol.", valid_from=at(2023, 8, 8))
+    what_if = replace(record("random q: if I moved to lisbon on the digital nomad visa how much income would I need?",
+                             valid_from=at(2023, 8, 8)), tags=("hypothetical",))  # fmt: skip
+    assert _first("Where does Nneka live?", [(what_if, 0.45), (home, 0.2)]) == home.version_id
+    assert _first("Where is Nneka thinking of moving?", [(what_if, 0.45), (home, 0.2)]) == what_if.version_id

@@ -32,13 +32,13 @@ _STAYED = frozenset({"home"})  # the topics a stay says nothing of, unless asked
 _RECENT_ANY = 0.08  # among all candidates: a tie goes to the newer statement
 _DATED = 1.5  # "When did ...?" prefers a memory that holds a date
 _TYPED = 1.4  # "How much ...?" a number, "Which company ...?" a name
-_SHAPE = {"asks": 0.6, "hypothetical": 0.55, "temporary": 0.55, "ended": 0.7, "agent": 0.6, "fragment": 0.75,
+_SHAPE = {"asks": 0.6, "hypothetical": 0.35, "temporary": 0.55, "ended": 0.7, "agent": 0.6, "fragment": 0.75,
           "other": 0.5, "shared": 0.85, "unnamed": 0.75, "superseded": 0.7}  # fmt: skip
 # Queries about a stay, a trip, a plan, a wish or a goal want the memories the shape penalty would push down.
 _ASKS_TEMPORARY = re.compile(
     r"\b(?:trip|travel\w*|visit\w*|staying|stay|this (?:quarter|month|week|summer)|right now|vacation|holiday"
     r"|business|plan\w*|going to|will|next|excited|looking forward|can'?t wait|hop(?:e|es|ing) to|wants? to"
-    r"|would like to|interested in|dreams?|goals?|aspir\w*|intend\w*)\b"
+    r"|would like to|interested in|dreams?|goals?|aspir\w*|intend\w*|thinking (?:of|about)|consider\w*)\b"
     r"|出差|旅|计划|打算|想|Geschäftsreise|gerade|viaje|voyage",
     re.IGNORECASE,
 )
