@@ -64,6 +64,10 @@ def test_a_trip_that_still_holds_or_is_coming_is_a_stay() -> None:
     assert temporary("going on a trip to Japan next month")
     assert temporary("I'm on a business trip in Berlin this week")
     assert not temporary("the conference was great")
+    # Staying where one is, is not a stay: "I'm staying in utrecht obviously", "staying put, renewed the lease"
+    assert not temporary("I'm staying in utrecht obviously, someone has to keep an eye on mum")
+    assert not temporary("so staying put, just renewed the lease on my place in chorlton")
+    assert temporary("staying in lisbon for two weeks") and temporary("staying at my mum's while the floors dry")
 
 
 def test_what_is_left_to_do_is_not_someone_leaving() -> None:

@@ -31,7 +31,14 @@ def test_an_unnamed_he_in_the_speakers_story_is_the_speakers_memory() -> None:
 def test_where_the_speaker_is_now_named_is_said_of_home() -> None:
     assert "home" in topics_of("we finally got out — we're in Cambridge now, the Massachusetts one")
     assert "home" in topics_of("now based in Lisbon, the light here is unreal")
-    assert "home" not in topics_of("I'm in Paris for the conference")  # no "now": a visit as much as a home
+    assert "home" not in topics_of("I'm in Paris for the conference")  # a visit, by its purpose
+    # A place typed lowercase, in any of the languages read: where the speaker is
+    assert "home" in topics_of("haha we're in wellington 😅 (lower hutt to be precise)")
+    assert "home" in topics_of("I'm in manchester atm and the rain is really getting to me")
+    assert "home" in topics_of("ah non je suis à grenoble moi")
+    for not_a_place in ("I'm in love", "we're in the middle of packing", "I'm in bed already", "I'm in March"):
+        assert "home" not in topics_of(not_a_place)
+    assert "home" not in topics_of("we're in lisbon till friday, then porto")
     assert "language" not in topics_of("explain what a VPN does in plain english")
 
 

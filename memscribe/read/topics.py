@@ -12,7 +12,11 @@ from __future__ import annotations
 import re
 from functools import cache, lru_cache
 
-__all__ = ["MULTI_TOPICS", "TOPICS", "forget_topics", "has_cjk", "shaped_topics", "topic_spans", "topics_of"]
+from memscribe.core.text import STOPWORDS
+
+__all__ = [
+    "MULTI_TOPICS", "NOT_PLACES", "TOPICS", "forget_topics", "has_cjk", "shaped_topics", "topic_spans", "topics_of",
+]
 
 # English cues are whole words (a trailing "*" allows any ending); CJK cues match as substrings. A word of
 # another language that is also a common English word ("Kind", a child; "chat", a cat) is no cue: "what kind of
@@ -166,6 +170,30 @@ _SHAPES = (
                              re.IGNORECASE)),
     ("money", re.compile(r"[$€£¥]\s?\d|\d\s?(?:k|K)\b|\d+\s?(?:dollars|euros|pounds|元|块|万)")),
 )
+# Common words after "in" that name no place ("in bed", "in charge", "in March"), for places typed lowercase.
+_NOT_PLACE_WORDS = """love bed charge trouble shape pain tears denial shock luck debt touch heaven limbo control
+progress awe between need recovery therapy rehab remission isolation quarantine lockdown agony training traffic
+middle process mood line queue talks contact danger doubt luck labor labour theory reality mourning there here
+work home school bed town church class gym office hospital college uni university bar pub cafe
+shop store house apartment flat place meetings meeting least most all general fact time times case love advance person
+mind total full front line bulk order public private detail hand touch charge january february march april may june
+july august september october november december monday tuesday wednesday thursday friday saturday sunday morning
+evening afternoon night weekend week month year summer winter spring fall autumn"""
+NOT_PLACES = frozenset(_NOT_PLACE_WORDS.split())
+# Where the speaker is, named as a place: "we're in wellington (lower hutt to be precise)", "je suis à grenoble",
+# "I'm in manchester atm". A stay is told apart by its own cues; what it is about is still where one is.
+_HERE = re.compile(
+    r"\b(?:I'm|Im|I am|we're|we are|je suis|on est|nous sommes|estoy|estamos|ich bin|wir sind|estou)\s+"
+    r"(?:now\s+|still\s+|actually\s+|finally\s+|based\s+|living\s+|out\s+|over\s+|down\s+|up\s+){0,2}"
+    r"(?:in|à|en|em|no|na)\s+(?P<place>[^\W\d_][\w'-]{2,})",
+    re.IGNORECASE,
+)
+# What makes being somewhere a visit: "I'm in Paris for the conference", "in rome on holiday", "till friday".
+_VISIT = re.compile(
+    r"[^.!?\n]*?\b(?:for (?:the|a|an|my|our|work|business|\d)|on (?:a |an |holiday|vacation|business|tour)"
+    r"|(?:this|next|for the) (?:week|weekend)|until|till|visiting|trip|conference)\b",
+    re.IGNORECASE,
+)
 _WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*", re.UNICODE)
 _LATIN_IN_CJK = re.compile(r"[a-z]+(?:['’-][a-z]+)*")
 # Idioms whose cue word names no topic: "it took some work", "a work in progress", "make this plan work", "it
@@ -272,7 +300,16 @@ def topic_spans(text: str) -> list[tuple[int, int, frozenset[str]]]:
 
 def shaped_topics(text: str) -> frozenset[str]:
     """The topics whose value ``text`` holds in a telling shape (a phone number, an address, a dose, a sum)."""
-    return frozenset(topic for topic, shape in _SHAPES if shape.search(text))
+    found = frozenset(topic for topic, shape in _SHAPES if shape.search(text))
+    if "home" not in found and any(_placed(m.group("place")) and not _VISIT.match(text, m.end())
+                                   for m in _HERE.finditer(text)):  # fmt: skip
+        return found | {"home"}
+    return found
+
+
+def _placed(word: str) -> bool:
+    lowered = word.lower()
+    return lowered not in NOT_PLACES and lowered not in STOPWORDS and not lowered.endswith("ing")
 
 
 def forget_topics() -> None:

@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from memscribe.core.records import MemoryRecord
 from memscribe.core.text import STOPWORDS
-from memscribe.read.topics import forget_topics, topics_of
+from memscribe.read.topics import NOT_PLACES, forget_topics, topics_of
 
 __all__ = ["Traits", "forget_traits", "traits_of"]
 
@@ -35,12 +35,6 @@ _NUMBER = re.compile(r"\d|\b(?:two|three|four|five|six|seven|eight|nine|ten|elev
 _PROPER = re.compile(r"(?<![.!?]\s)(?<!^)\b(?-i:[A-Z][a-z]+|[A-Z]{2,5})\b")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _PLACED = re.compile(r"\b(?:in|at|from|near)\s+([a-z]{3,})\b(?!')")
-_NOT_PLACE_WORDS = """work home school bed town church class gym office hospital college uni university bar pub cafe
-shop store house apartment flat place meetings meeting least most all general fact time times case love advance person
-mind total full front line bulk order public private detail hand touch charge january february march april may june
-july august september october november december monday tuesday wednesday thursday friday saturday sunday morning
-evening afternoon night weekend week month year summer winter spring fall autumn"""
-_NOT_PLACES = frozenset(_NOT_PLACE_WORDS.split())
 _SPEAKER_TOO = re.compile(r"\b(?:I|I'm|I've|me|we|us)\b|我(?!的)")
 # A date or a year: its digits say when, not how many ("on 1 November 2023", "in 2023", "2023-11-01").
 _MONTH = "(?:January|February|March|April|May|June|July|August|September|October|November|December)"
@@ -112,7 +106,7 @@ def _named(text: str) -> bool:
     proper = _PROPER.findall(text)
     if proper:
         return any(not _CALENDAR.fullmatch(w) for w in proper)
-    return any(w not in STOPWORDS and w not in _NOT_PLACES for w in _PLACED.findall(text))
+    return any(w not in STOPWORDS and w not in NOT_PLACES for w in _PLACED.findall(text))
 
 
 def _read(text: str) -> Traits:

@@ -58,7 +58,7 @@ _END = lazy(
     re.IGNORECASE,
 )
 _TEMPORARY = lazy(
-    r"\b(?:business trip|work trip|trip|on vacation|on holiday|holiday in|vacation in|visiting|staying"
+    r"\b(?:business trip|work trip|trip|on vacation|on holiday|holiday in|vacation in|visiting|staying(?! put| in\b)"
     r"|stay(?:ing)? with|for (?:a|one|two|three|four|five|six|a few|a couple of|\d+) (?:days?|weeks?|months?"
     r"|nights?)|this quarter|for the summer|for the month|until|till|hotel|airbnb|sublet|temporarily"
     r"|temporary|in the hospital|hospital stay|conference|back (?:on|in|by) (?:monday|tuesday"
