@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from test_lite_support import ListCandidates, at, say
+from test_lite_support import ListCandidates, at, propose, say
 
 from memscribe.core.records import OpKind
 from memscribe.write.lite.phrases import drop_replaced_clause
-from memscribe.write.lite.requests import parse_self_check
+from memscribe.write.lite.requests import Correction, parse_embedded_correction, parse_self_check
 from memscribe.write.lite.schedule import moved_days, without_old_day
 
 
@@ -137,3 +137,37 @@ def test_a_new_day_alone_moves_the_date_in_the_month_it_was_in() -> None:
     assert day_in_month(Correction("8th", "3 March 2024"), "since March 3rd we") == ("March 3rd", "March 8")
     assert day_in_month(Correction("the 8th", "3 April"), "it's on 3 March") is None  # another month said
     assert day_in_month(Correction("Leeds", "York"), "it's on 3 March") is None
+
+
+def test_a_value_put_right_in_passing_corrects_the_memory_that_holds_it() -> None:
+    assert parse_embedded_correction("ugh autocorrect, its ADAEZE not adaze. a-d-a-e-z-e") == Correction(
+        "ADAEZE", "adaze"
+    )
+    assert parse_embedded_correction("and it's the 17th not the 14th 🤦 I keep saying it") == Correction(
+        "the 17th", "the 14th"
+    )
+    for negation in ("I am not sure about it", "that is not really my thing", "I'm a vet nurse, not a doctor",
+                     "i do not like it", "it's a want not a need"):  # fmt: skip
+        assert parse_embedded_correction(negation) is None
+    store = ListCandidates()
+    say(store, "my daughter adaze is turning 7 in july and wants a 'science party'", at(2023, 5, 2))
+    say(store, "ugh autocorrect, its ADAEZE not adaze. a-d-a-e-z-e. my phone hates igbo names", at(2023, 5, 3))
+    current = " | ".join(_current(store))
+    assert "daughter ADAEZE is turning 7" in current and "adaze" not in current.lower().replace("adaeze", "")
+    # Nothing held the old value: the statement is kept as said, nothing else changes.
+    store = ListCandidates()
+    say(store, "my sister lives in leeds", at(2023, 5, 2))
+    say(store, "honestly it's tea not coffee for me these days", at(2023, 5, 3))
+    assert sorted(_current(store)) == ["honestly it's tea not coffee for me these days", "my sister lives in leeds"]
+
+
+def test_a_guess_of_the_assistant_put_right_leaves_the_memory() -> None:
+    store = ListCandidates()
+    ops = propose(store, ("user", "party is on a sunday and forecast says rain. any indoor venue ideas?"),
+                  ("assistant", "If you're in Auckland, Motat or a community hall could work well."),
+                  ("user", "haha we're in wellington not auckland 😅 (lower hutt to be precise)"))  # fmt: skip
+    texts = [op.draft.text for op in ops if op.draft is not None]
+    assert "haha we're in wellington 😅 (lower hutt to be precise)" in texts
+    # What the assistant never said is not dropped: the comparison stays as written.
+    ops = propose(ListCandidates(), ("user", "we're in wellington not auckland, it's windier"))
+    assert any("not auckland" in op.draft.text for op in ops if op.draft is not None)

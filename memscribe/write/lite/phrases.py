@@ -38,11 +38,18 @@ _BELIEVED = lazy(
     r"(?: that)? (?P<old>[^,.;!?]{1,60}?),? but\s+",
     re.IGNORECASE,
 )
+# "we're in wellington not auckland 😅", "je suis à grenoble moi pas lyon": the value put right, named after "not".
+_NOT_OLD = lazy(
+    r",?\s+\b(?:not|pas|nicht|não)\s+(?:the |a |an |le |la |les |l'|der |die |das |o |a )?"
+    r"(?P<old>[^\W_][\w'-]*(?:\s+[^\W_][\w'-]*){0,2}?)(?=\s*(?:[,.;:!?()]|[\u2600-\u27bf\U0001f300-\U0001faff]|$))",
+    re.IGNORECASE,
+)
 _RULES: tuple[tuple[LazyPattern, Callable[[re.Match[str]], str]], ...] = (
     (_REPLACED_AS, lambda m: "are now " if re.match(r"have\b", m.group(0), re.IGNORECASE) else "is now "),
     (_INSTEAD_OF, lambda m: ""),
     (_THAN_OLD, lambda m: ""),
     (_BELIEVED, lambda m: ""),
+    (_NOT_OLD, lambda m: ""),
 )
 
 

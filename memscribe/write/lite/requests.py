@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass
 
 from memscribe.write.lite.lazy import lazy
+from memscribe.write.lite.lexicon import words
 
 __all__ = [
     "Correction",
@@ -15,6 +16,7 @@ __all__ = [
     "forget_attributes",
     "parse_cjk_correction",
     "parse_correction",
+    "parse_embedded_correction",
     "parse_forget",
     "parse_self_check",
     "value_shape",
@@ -191,6 +193,38 @@ def day_in_month(correction: Correction, text: str) -> tuple[str, str] | None:
     month = re.escape(old.group(2)) if old.re is _DAY_OF_MONTH else _MONTH_WORDS
     found = re.search(rf"{day} (?:of )?{month}\b|\b{month} {day}", text, re.IGNORECASE)
     return None if found is None else (found.group(0), re.sub(day, new.group(1), found.group(0), count=1))
+
+
+# "we're in wellington not auckland", "its ADAEZE not adaze", "it's the 17th not the 14th 🤦": a value put right in
+# passing, inside a longer sentence. The value meant is as many words as the one it replaces, right before "not".
+_IN_PASSING = lazy(
+    r"(?P<new>(?:[^\W_]+[\w'-]*\s+){0,2}[^\W_][\w'-]*),?\s+not\s+(?P<old>(?:the\s+)?[^\W_][\w'-]*"
+    r"(?:\s+[^\W_][\w'-]*){0,2}?)(?=\s*(?:[,.;:!?()]|[\u2600-\u27bf\U0001f300-\U0001faff]|$))",
+    re.IGNORECASE,
+)
+# What follows "not" in a plain negation rather than a value put right: "not really", "not sure", "not yet".
+_NOT_VALUE = words(
+    """really sure yet that this anymore just only much too even bad so very quite always ever exactly necessarily
+    enough now today tonight again great good fun happening ideal easy cheap possible allowed true a an all it
+    me you him her them us one ok okay fine worth"""
+)
+
+
+def parse_embedded_correction(text: str) -> Correction | None:
+    """The value ``text`` puts right in passing ("we're in wellington not auckland"): a short value, "not", the
+    value it replaces. Whether it corrects anything is for the caller to find: only a memory that holds the old
+    value is changed."""
+    for match in _IN_PASSING.finditer(text):
+        old = match.group("old").split()
+        if old[0].lower() in _NOT_VALUE or old[-1].lower() in _NOT_VALUE:
+            continue
+        new = match.group("new").split()[-len(old) :]
+        if _DANGLING.search(" ".join(new)) or new[-1].lower() in _NOT_VALUE or new[-1].lower() in ("but", "and", "or"):
+            continue
+        if [w.lower() for w in new] == [w.lower() for w in old]:
+            continue
+        return Correction(" ".join(new), " ".join(old))
+    return None
 
 
 # "wait, did I say 14? it's the 16th": the speaker asks about their own words, then says what they meant.

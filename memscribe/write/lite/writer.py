@@ -35,6 +35,7 @@ from memscribe.write.lite.requests import (
     Correction,
     parse_cjk_correction,
     parse_correction,
+    parse_embedded_correction,
     parse_forget,
     parse_self_check,
 )
@@ -166,6 +167,7 @@ class _EpisodeRun:
         self.message, self.said_before = -1, ""  # the words of the current message so far, for "him"
         self.why: dict[int, str] = {}  # message index → why a statement of it was dropped (first reason)
         self.forgotten: list[str] = []  # topics the episode asked to forget
+        self.put_right: list[str] = []  # values the episode corrected in passing ("its ADAEZE not adaze")
 
     def _request(self, st: Statement, refs: Referents) -> bool:
         """Handle a forget request or a correction; whether ``st`` was one."""
@@ -179,7 +181,14 @@ class _EpisodeRun:
             or (parse_cjk_correction(said) if has_cjk(said) else None)
             or parse_self_check(self.said_before, said)
         )
-        return correction is not None and self._correct(st, correction, refs)
+        if correction is None:
+            # "we're in wellington not auckland 😅 (lower hutt to be precise)": a value put right in passing
+            # changes the memory that holds it; the statement is kept, as it says more.
+            passing = parse_embedded_correction(said)
+            if passing is not None and self.reviser.correct(passing, st.speaker.subject, [], st.at, st.message_index):
+                self.put_right.append(passing.old or "")
+            return False
+        return self._correct(st, correction, refs)
 
     def consider(self, unit: Unit, refs: Referents) -> None:
         """One unit: requests are applied; the rest is kept in the speaker's words, what is only a plan, a
@@ -332,7 +341,7 @@ class _EpisodeRun:
         memory = complete_days(resolve_by_clause(said, st.at), self.said_before)
         if _RECURRING.search(memory):  # "my birthday is on March 3rd": a day of every year, not an event
             memory = _YEAR_AFTER_MONTH.sub(r"\1", memory)
-        current = self._current_text(memory, lead.subject)
+        current = self._current_text(memory, lead.subject, [*self._guessed(st.message_index), *self.put_right])
         stay = during_stay(self.ledger, memory, lead.subject, st.at)
         reading = replace(lead, text=current, facts=facts, during_stay=stay)
         indices = tuple(sorted({s.message_index for s, _, _ in kept}))
@@ -367,15 +376,17 @@ class _EpisodeRun:
                 verb = first_verb(mention.rest) if done.tense.past else None
                 self.plans.complete(mention.subject, verb, done_st.text, produced, plain, done_st.at, speaker)
 
-    def _current_text(self, memory: str, subject: str) -> str:
-        """The memory's text as it holds now: a change leaves out the old value it names ("left X for Y")."""
+    def _current_text(self, memory: str, subject: str, guessed: Sequence[str] = ()) -> str:
+        """The memory's text as it holds now: a change leaves out the old value it names ("left X for Y"), and a
+        value put right leaves out the one it replaces, whether said before or only guessed by the assistant in
+        ``guessed`` ("we're in wellington not auckland")."""
         current = without_old_value(memory)
         topics = topics_of(memory)
         older = [r for r in self.ledger.stored_similar(memory, Owner.USER, limit=12) if "hypothetical" not in r.tags]
         mine = [r for r in older if r.subject.casefold() == subject.casefold()]
         own = [r.text for r in mine]
         on_topic = [r.text for r in mine if traits_of(r).topics & topics]
-        current = drop_replaced_clause(drop_old_phrases(current, own), on_topic)
+        current = drop_replaced_clause(drop_old_phrases(current, [*own, *guessed]), on_topic)
         return drop_old_values(current, on_topic, [r.text for r in older], own)
 
     def _confirmed_all(self, text: str) -> bool:
@@ -440,6 +451,10 @@ class _EpisodeRun:
             return False  # "it's a CX-3 not a 3": nothing to swap; the statement is kept as said
         self.reviser.correct(correction, st.speaker.subject, pairs, st.at, st.message_index)
         return True  # a correction of something never said is not itself a memory
+
+    def _guessed(self, index: int) -> list[str]:
+        """What the assistant said in this episode before message ``index``: the guesses a user may put right."""
+        return [m.content for m in self.messages[:index] if m.role == "assistant"]
 
     def _asked_topics(self, index: int) -> frozenset[str]:
         """The topics of what a message answers, for an answer that names none: "we actually moved." — "Where did
