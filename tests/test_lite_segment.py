@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from test_lite_support import episode
+from test_lite_support import ListCandidates, at, episode, propose, say
 
 from memscribe.core.records import Owner
 from memscribe.write.lite.memorable import drop_reason, question_head, strip_preamble
@@ -284,3 +284,28 @@ def test_clauses_of_one_sentence_kept_together_read_as_said() -> None:
     assert _clauses_as_said(statements, statements[:1]) == "I moved to Leeds"
     # Clauses apart are kept as split, a sentence each.
     assert _clauses_as_said(statements, [statements[0], statements[2]]) == "I moved to Leeds. I started at Asda"
+
+
+def test_a_name_typed_lowercase_is_a_person_once_named_as_one() -> None:
+    # After a relation word, before a verb or a comma: "my boyfriend sem just accepted an offer"
+    said = "my boyfriend sem just accepted an offer at philips"
+    assert _subject(said) == ("sem", "just accepted an offer at philips")
+    assert _subject("my sister lives in leeds") == ("user's sister", "lives in leeds")  # a verb is no name
+    assert _subject("my brother tho, he is great")[0] == "user's brother"  # type: ignore[index]
+    # At the start of a statement, only someone named before: in the episode or in what is stored
+    refs = Referents()
+    _subject("my brother kofi, he is 34", refs)
+    assert _subject("kofi is moving to toronto!!!", refs) == ("kofi", "is moving to toronto!!!")
+    assert _subject("anyway kofi says hi", refs) == ("kofi", "says hi")
+    assert _subject("reading is my thing now", refs) is None
+    stored = Referents(known=lambda word: word == "saskia")
+    said = "also saskia sent a pic from her new balcony"
+    assert _subject(said, stored) == ("saskia", "sent a pic from my new balcony")
+    assert _subject(said, Referents()) is None
+
+
+def test_a_person_named_in_an_earlier_session_is_known_in_a_later_one() -> None:
+    store = ListCandidates()
+    say(store, "need a birthday present for my brother kofi, he's 34, obsessed with f1", at(2022, 3, 1))
+    ops = propose(store, ("user", "kofi got a job in toronto!!! mum is devastated"), when=at(2022, 5, 2))
+    assert any(op.draft is not None and op.draft.subject == "kofi" and "toronto" in op.draft.text for op in ops)

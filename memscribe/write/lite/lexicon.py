@@ -138,7 +138,8 @@ NOT_NAMES = (
     yesterday tomorrow tonight last next then now sorry thanks thank hi hello hey please maybe actually
     anyway btw fyi lol haha wow great nice cool good sure his her their its me us them one some all both
     every each any many much more most other another such mine ours after before since while because
-    although though even still just only recently finally lately dr mr mrs ms prof"""
+    although though even still just only recently finally lately dr mr mrs ms prof tho thx ty pls plz lmao omg
+    idk tbh imo rn ngl"""
     )
     | ADVERBS
     | frozenset(MONTHS)

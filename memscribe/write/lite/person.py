@@ -9,8 +9,10 @@ form ("Priya's favourite food is sushi" → "my favourite food is sushi") so one
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from memscribe.core.text import STOPWORDS
 from memscribe.write.lite.lazy import lazy
 from memscribe.write.lite.lexicon import NOT_NAMES, RELATION_MODS, RELATION_WORD
 from memscribe.write.lite.segment import Speaker
@@ -28,7 +30,8 @@ _LEAD_TIME = lazy(
     r"^(?:(?:on|in|during|since|around|by|after|before|back in|the week \w+|the weekend of"
     r"|\w+ \w+ (?:before|after))"
     r"\s+[^,]{1,40},\s*|(?:recently|finally|now|so|then|today|lately|also|actually|honestly|luckily|sadly"
-    r"|unfortunately|fortunately|basically|after that|these days|nowadays),?\s+)",
+    r"|unfortunately|fortunately|basically|after that|these days|nowadays|anyway|btw|plus|oh|ok|okay|omg|update)"
+    r"[,:!]?\s+)",
     re.IGNORECASE,
 )
 _LEAD_PHRASE = lazy(r"^(?P<lead>[^,]{1,40}?),?\s+(?=(?:I|we|my)\s)")
@@ -46,7 +49,8 @@ _RELATION = lazy(
     + RELATION_MODS
     + r")(?P<rel>"
     + RELATION_WORD
-    + r")\b(?P<poss>'s)?(?:,?\s+(?P<name>(?-i:[A-Z][a-z]+))\b,?)?\s*",
+    + r")\b(?P<poss>'s)?(?:,?\s+(?P<name>(?-i:[A-Z][a-z]+)|(?-i:[a-z]{2,})(?=,|\s+(?:is|was|has|just|says|got|and)\b))"
+    r"\b,?)?\s*",
     re.IGNORECASE,
 )
 # A name with the relation in brackets, as chat writes it: "rohan (hubby) just accepted an offer".
@@ -61,11 +65,12 @@ _PERSON_VERB = (
     r"(?:lives|lived|works|worked|moved|is|was|has|had|got|gets|loves|likes|adopted|turned|married|started"
     r"|joined|studies|speaks|went|just|recently|finally|also|bought|visited|wants|plans|quit|left|became"
     r"|will|would|drives|teaches|said|told|and|eats|follows|studies|switched|retrained|traded|packed"
-    r"|relocated|transferred|stopped|gave|still|celebrated)\b"
+    r"|relocated|transferred|stopped|gave|still|celebrated|says|sent|texted|called|messaged|accepted)\b"
 )
 _NAME = lazy(
     r"^(?P<name>(?-i:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?))(?:(?P<poss>'s)\s+|\s+(?=" + _PERSON_VERB + r"))"
 )
+_LOWER_NAME = lazy(r"^([a-z][a-z'-]+)(?='s\s|\s)")
 _PRONOUN = lazy(r"^(?:he|she)\b\s*", re.IGNORECASE)
 _POSS_IS = lazy(r"^(?:\w+ing|a|an|the|in|from|at|now|been|going|so|very|really|still|not)\b", re.I)
 _THIRD_POSS = lazy(r"\b(?:his|her|their)\b", re.IGNORECASE)
@@ -84,11 +89,21 @@ class Mention:
 
 @dataclass
 class Referents:
-    """People named so far in an episode: names for "my sister" and the antecedent for "she"."""
+    """People named so far in an episode: names for "my sister" and the antecedent for "she"; ``known`` tells
+    whether a word typed lowercase is a person named before ("my brother kofi …", then "kofi is moving")."""
 
     aliases: dict[str, tuple[str, str]] = field(default_factory=dict)
     last: tuple[str, str] | None = None  # (subject, display) of the last third person mentioned
     last_message: int = -1
+    known: Callable[[str], bool] | None = None
+
+    def knows(self, word: str) -> bool:
+        """Whether ``word`` (lowercase) names a person of this episode or, through ``known``, one named before."""
+        if word in NOT_NAMES or word in STOPWORDS:
+            return False
+        if any(subject == word for subject, _ in self.aliases.values()):
+            return True
+        return self.known is not None and self.known(word)
 
     def at_message(self, index: int) -> None:
         """Pronouns only reach back within one message; across turns they are too often someone else."""
@@ -142,8 +157,9 @@ def _relation(match: re.Match[str], text: str, speaker: Speaker, refs: Referents
     if rel in _ACTS_FOR and not match.group("name") and _ON_SPEAKER.match(remainder):
         # "my doctor upped my lexapro", "my boss gave me a raise": the news is the speaker's
         return Mention(speaker.subject, speaker.display, remainder, first_person=True, via="first")
-    if match.group("name") and match.group("name").lower() not in NOT_NAMES:
-        subject, display = match.group("name").lower(), match.group("name")
+    if match.group("name") and match.group("name").lower() not in NOT_NAMES | STOPWORDS:
+        name = match.group("name")
+        subject, display = name.lower(), name if name[0].isupper() else name.capitalize()
         refs.aliases[key] = (subject, display)
     else:
         subject, display = refs.aliases.get(key, (key, f"{speaker.display}'s {rel}"))
@@ -192,6 +208,12 @@ def find_subject(text: str, speaker: Speaker, refs: Referents) -> Mention | None
         )
     if (match := _NAME.match(text)) and (mention := _named(match, text, speaker, refs)):
         return mention
+    # A name typed lowercase, of someone named before: "kofi is moving to toronto!!!", "sem says the train …"
+    lower = _LOWER_NAME.match(text)
+    if lower and refs.knows(lower.group(1)):
+        capital = text[0].upper() + text[1:]
+        if (match := _NAME.match(capital)) and (mention := _named(match, capital, speaker, refs)):
+            return mention
     if (match := _PRONOUN.match(text)) and refs.last is not None:
         subject, display = refs.last
         return Mention(subject, display, _third_rest(text[match.end() :]), first_person=False)

@@ -24,7 +24,7 @@ from memscribe.write.lite.holding import during_stay, split_by_holding
 from memscribe.write.lite.language import someone_else, statement_drop_reason
 from memscribe.write.lite.lazy import compile_declared, lazy
 from memscribe.write.lite.ledger import Ledger, Pending
-from memscribe.write.lite.lexicon import NOT_NAMES
+from memscribe.write.lite.lexicon import NOT_NAMES, RELATION_MODS, RELATION_WORD
 from memscribe.write.lite.matching import content_tokens, stem, topic_matches
 from memscribe.write.lite.memorable import question_head, skip_wording, strip_preamble
 from memscribe.write.lite.person import Mention, Referents, expand_contractions, find_subject, restore_subject
@@ -136,7 +136,7 @@ class LiteWriter:
         """Operations for ``episode``; ``clock`` is unused because every time comes from the episode."""
         began = time.perf_counter()
         run = _EpisodeRun(Ledger(candidates), context.hints.get("scene", self.scene), episode.messages)
-        refs = Referents()
+        refs = Referents(known=run.named_before)
         statements = list(segment_episode(episode))
         for statement in statements:
             if statement.speaker.owner is Owner.AGENT:
@@ -168,6 +168,18 @@ class _EpisodeRun:
         self.why: dict[int, str] = {}  # message index → why a statement of it was dropped (first reason)
         self.forgotten: list[str] = []  # topics the episode asked to forget
         self.put_right: list[str] = []  # values the episode corrected in passing ("its ADAEZE not adaze")
+        self.names: dict[str, bool] = {}  # lowercase words looked up as people named before
+
+    def named_before(self, word: str) -> bool:
+        """Whether ``word`` names a person in what was said before: after a relation ("my brother kofi, he's
+        34") or with a capital inside a sentence ("dinner with Kofi")."""
+        if word not in self.names:
+            texts = [r.text for r in self.ledger.stored_similar(word, None)]
+            texts += [e.draft.text for e in self.ledger.pending() if e.draft is not None]
+            naming = re.compile(rf"\b(?:my|our)\s+{RELATION_MODS}(?:{RELATION_WORD})\s+{re.escape(word)}\b", re.I)
+            capital = re.compile(rf"(?<!^)(?<![.!?]\s)\b{re.escape(word.capitalize())}\b")
+            self.names[word] = any(naming.search(t) or capital.search(t) for t in texts)
+        return self.names[word]
 
     def _request(self, st: Statement, refs: Referents) -> bool:
         """Handle a forget request or a correction; whether ``st`` was one."""
