@@ -9,6 +9,7 @@ from test_lite_support import at, record
 
 from memscribe.core.records import MemoryRecord
 from memscribe.read.rank import rerank_hits
+from memscribe.read.topics import topics_of
 
 
 def _records(texts: list[str]) -> dict[str, object]:
@@ -234,3 +235,15 @@ def test_a_what_if_on_the_topic_ranks_below_a_plain_statement_that_matches_less(
                              valid_from=at(2023, 8, 8)), tags=("hypothetical",))  # fmt: skip
     assert _first("Where does Nneka live?", [(what_if, 0.45), (home, 0.2)]) == home.version_id
     assert _first("Where is Nneka thinking of moving?", [(what_if, 0.45), (home, 0.2)]) == what_if.version_id
+
+
+def test_a_question_about_someone_s_occupation_wants_their_job_title_fact() -> None:
+    talk = record("anyway how do people usually tell their employer, or do they", valid_from=at(2024, 2, 10))
+    job = replace(record("I'm a primary teacher", valid_from=at(2024, 2, 10)), slot="user/job_title", value="teacher")
+    assert _first("What is Eilidh's job?", [(talk, 0.42), (job, 0.4)]) == job.version_id  # a nudge, not a rule
+    # "for a living" is the work one does, not where one lives
+    visits = record("doing like 8 home visits a day across the county atm", valid_from=at(2024, 2, 11))
+    physio = replace(record("I'm a physio so I'm out doing home visits most of the day", valid_from=at(2024, 2, 9)),
+                     slot="user/job_title", value="physio")  # fmt: skip
+    assert _first("What does Lorcan do for a living?", [(visits, 0.42), (physio, 0.4)]) == physio.version_id
+    assert topics_of("What does Lorcan do for a living?") == {"work"}

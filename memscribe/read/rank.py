@@ -29,6 +29,7 @@ __all__ = ["rerank_hits"]
 _TOPIC = 1.6
 _RECENT = 0.6  # among memories on the query's topic
 _STAYED = frozenset({"home"})  # the topics a stay says nothing of, unless asked about stays
+_OCCUPATION_SHARE = 0.75
 _RECENT_ANY = 0.08  # among all candidates: a tie goes to the newer statement
 _DATED = 1.5  # "When did ...?" prefers a memory that holds a date
 _TYPED = 1.4  # "How much ...?" a number, "Which company ...?" a name
@@ -69,11 +70,23 @@ _ASKS_NAME = re.compile(
 )
 
 
+# A slot fact is on its attribute's topic, whatever words it was said in: "I'm a physio so …" is one's occupation.
+_SLOT_TOPICS = {"job_title": frozenset({"role", "occupation"}), "employer": frozenset({"work"}),
+                "residence": frozenset({"home"})}  # fmt: skip
+# "What does Lorcan do for a living?", "What is Eilidh's job?": the occupation, not what work life is like.
+_ASKS_OCCUPATION = re.compile(
+    r"\bdo(?:es)? (?:\w+ )?(?:do )?for (?:work|a living)\b|\bwhat (?:is|'s|was) (?:\w+'s |their |his |her )?(?:job"
+    r"|occupation|profession|line of work)\b|\bwhat does \w+ do\b|\bwork as\b",
+    re.IGNORECASE,
+)
+
+
 def _topics(record: MemoryRecord, traits: Traits) -> frozenset[str]:
     found = record.metadata.get("topics")
-    if isinstance(found, list):
-        return frozenset(t for t in found if isinstance(t, str))
-    return traits.topics
+    topics = frozenset(t for t in found if isinstance(t, str)) if isinstance(found, list) else traits.topics
+    if record.slot is not None:
+        return topics | _SLOT_TOPICS.get(record.slot.rpartition("/")[2], frozenset())
+    return topics
 
 
 class _Asked(NamedTuple):
@@ -168,7 +181,7 @@ def rerank_hits(
     if vector is not None or keyword is not None:
         relevance = _relevance(fused, vector or {}, keyword or {})
         fused = [(vid, relevance[vid]) for vid, _ in fused]
-    wanted = topics_of(query)
+    wanted = topics_of(query) | ({"occupation"} if _ASKS_OCCUPATION.search(query) else set())
     asked = _Asked(_ASKS_TEMPORARY.search(query) is not None, _ASKS_ASKED.search(query) is not None,
                    _ASKS_ENDED.search(query) is not None, _asks_for(query))  # fmt: skip
     traits = {vid: traits_of(records[vid]) for vid, _ in fused if vid in records}
@@ -200,6 +213,8 @@ def rerank_hits(
             factor *= _SHAPE["superseded"]  # "sold the civic", then "charging the model 3": the newer says what is
         if vid in on_topic_set:
             shared = len(wanted & topics[vid]) / len(wanted)
+            if "occupation" in wanted & topics[vid]:  # the occupation answers most of "what does X do for work?"
+                shared = max(shared, _OCCUPATION_SHARE)
             factor *= (1.0 + (_TOPIC - 1.0) * shared) * (1.0 + _RECENT * recency.get(vid, 0.0))
         scored.append((vid, score * factor))
     order = {vid: i for i, (vid, _) in enumerate(fused)}

@@ -168,6 +168,7 @@ _SHAPES = (
     ("favourite", re.compile(r"(?:#\s?1|\bnumber one|\bno\. ?1)(?= (?:band|song|album|artist|show|movie|film|book"
                              r"|food|dish|restaurant|team|player|game|place|spot|drink|snack|author|singer)\b)",
                              re.IGNORECASE)),
+    ("work", re.compile(r"\b(?:for|make|makes|making|made|earn|earns|earning) a living\b", re.IGNORECASE)),
     ("money", re.compile(r"[$€£¥]\s?\d|\d\s?(?:k|K)\b|\d+\s?(?:dollars|euros|pounds|元|块|万)")),
 )
 # Common words after "in" that name no place ("in bed", "in charge", "in March"), for places typed lowercase.
@@ -223,6 +224,8 @@ _IDIOMS = re.compile(
     r"|swimming|guitar|piano|singing|photography) class(?:es)?"
     # Food and sayings that name an animal but no pet: "is a hot dog a sandwich", "dog tired", "copycat".
     r"|hot ?dogs?|corn ?dogs?|dog[- ]tired|top dog|dog days|copy ?cats?|fat cats?|cat ?naps?"
+    # What one does "for a living" is work (on its topic by its shape), not where one lives.
+    r"|(?:for|make|makes|making|made|earn|earns|earning) a living"
     # A flat that is no home: a coffee (on the habit topic by its shape), a tyre, a price.
     r"|flat (?:whites?|tyres?|tires?|rate|fee|out|broke))\b",
     re.IGNORECASE,
