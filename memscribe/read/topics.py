@@ -172,14 +172,15 @@ _SHAPES = (
     ("money", re.compile(r"[$€£¥]\s?\d|\d\s?(?:k|K)\b|\d+\s?(?:dollars|euros|pounds|元|块|万)")),
 )
 # Common words after "in" that name no place ("in bed", "in charge", "in March"), for places typed lowercase.
-_NOT_PLACE_WORDS = """love bed charge trouble shape pain tears denial shock luck debt touch heaven limbo control
-progress awe between need recovery therapy rehab remission isolation quarantine lockdown agony training traffic
-middle process mood line queue talks contact danger doubt luck labor labour theory reality mourning there here
-work home school bed town church class gym office hospital college uni university bar pub cafe
-shop store house apartment flat place meetings meeting least most all general fact time times case love advance person
-mind total full front line bulk order public private detail hand touch charge january february march april may june
-july august september october november december monday tuesday wednesday thursday friday saturday sunday morning
-evening afternoon night weekend week month year summer winter spring fall autumn"""
+_NOT_PLACE_WORDS = """
+love bed charge trouble shape pain tears denial shock luck debt touch heaven limbo control progress awe between
+need recovery therapy rehab remission isolation quarantine lockdown agony training traffic middle process mood
+line queue talks contact danger doubt labor labour theory reality mourning there here work home school town
+church class gym office hospital college uni university bar pub cafe shop store house apartment flat place
+meetings meeting least most all general fact time times case advance person mind total full front bulk order
+public private detail hand january february march april may june july august september october november december
+monday tuesday wednesday thursday friday saturday sunday morning evening afternoon night weekend week month year
+summer winter spring fall autumn"""
 NOT_PLACES = frozenset(_NOT_PLACE_WORDS.split())
 # Where the speaker is, named as a place: "we're in wellington (lower hutt to be precise)", "je suis à grenoble",
 # "I'm in manchester atm". A stay is told apart by its own cues; what it is about is still where one is.
@@ -191,7 +192,7 @@ _HERE = re.compile(
 )
 # What makes being somewhere a visit: "I'm in Paris for the conference", "in rome on holiday", "till friday".
 _VISIT = re.compile(
-    r"[^.!?\n]*?\b(?:for (?:the|a|an|my|our|work|business|\d)|on (?:a |an |holiday|vacation|business|tour)"
+    r"\b(?:for (?:the|a|an|my|our|work|business|\d)|on (?:a |an |holiday|vacation|business|tour)"
     r"|(?:this|next|for the) (?:week|weekend)|until|till|visiting|trip|conference)\b",
     re.IGNORECASE,
 )
@@ -304,10 +305,18 @@ def topic_spans(text: str) -> list[tuple[int, int, frozenset[str]]]:
 def shaped_topics(text: str) -> frozenset[str]:
     """The topics whose value ``text`` holds in a telling shape (a phone number, an address, a dose, a sum)."""
     found = frozenset(topic for topic, shape in _SHAPES if shape.search(text))
-    if "home" not in found and any(_placed(m.group("place")) and not _VISIT.match(text, m.end())
-                                   for m in _HERE.finditer(text)):  # fmt: skip
+    here = (m for m in _HERE.finditer(text) if _placed(m.group("place")) and not _visit(text, m.end()))
+    if "home" not in found and next(here, None) is not None:
         return found | {"home"}
     return found
+
+
+def _visit(text: str, at: int) -> bool:
+    """Whether the rest of the sentence from ``at`` says what makes being there a visit."""
+    return _VISIT.search(_SENTENCE_END.split(text[at : at + 120], maxsplit=1)[0]) is not None
+
+
+_SENTENCE_END = re.compile(r"[.!?\n]")
 
 
 def _placed(word: str) -> bool:

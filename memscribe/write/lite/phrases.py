@@ -40,7 +40,7 @@ _BELIEVED = lazy(
 )
 # "we're in wellington not auckland 😅", "je suis à grenoble moi pas lyon": the value put right, named after "not".
 _NOT_OLD = lazy(
-    r",?\s+\b(?:not|pas|nicht|não)\s+(?:the |a |an |le |la |les |l'|der |die |das |o |a )?"
+    r"(?:,|(?<!\s))\s*\b(?:not|pas|nicht|não)\s+(?:the |a |an |le |la |les |l'|der |die |das |o )?"
     r"(?P<old>[^\W_][\w'-]*(?:\s+[^\W_][\w'-]*){0,2}?)(?=\s*(?:[,.;:!?()]|[\u2600-\u27bf\U0001f300-\U0001faff]|$))",
     re.IGNORECASE,
 )

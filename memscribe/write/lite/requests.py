@@ -198,7 +198,7 @@ def day_in_month(correction: Correction, text: str) -> tuple[str, str] | None:
 # "we're in wellington not auckland", "its ADAEZE not adaze", "it's the 17th not the 14th 🤦": a value put right in
 # passing, inside a longer sentence. The value meant is as many words as the one it replaces, right before "not".
 _IN_PASSING = lazy(
-    r"(?P<new>(?:[^\W_]+[\w'-]*\s+){0,2}[^\W_][\w'-]*),?\s+not\s+(?P<old>(?:the\s+)?[^\W_][\w'-]*"
+    r"(?<![\w'-])(?P<new>(?:[^\W_][\w'-]*\s+){0,2}[^\W_][\w'-]*),?\s+not\s+(?P<old>(?:the\s+)?[^\W_][\w'-]*"
     r"(?:\s+[^\W_][\w'-]*){0,2}?)(?=\s*(?:[,.;:!?()]|[\u2600-\u27bf\U0001f300-\U0001faff]|$))",
     re.IGNORECASE,
 )
