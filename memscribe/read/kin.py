@@ -10,7 +10,7 @@ __all__ = ["KIN", "PARTNERS", "RELATIVE", "kin", "with_aliases"]
 # Every word for a relative a question may use (the speaker's words are matched through ``kin``).
 RELATIVE = re.compile(
     r"\b(?:sister|brother|mom|mommy|mother|mum|mama|dad|daddy|papa|father|parents?|husband|wife|partner|boyfriend"
-    r"|girlfriend|son|daughter|kids?|children|friend|mate|buddy|bestie|bff|hubby|wifey|bf|gf|sis|bro|roommate"
+    r"|girlfriend|son|daughter|kids?|children|friend|mate|buddy|pal|bestie|bff|hubby|wifey|bf|gf|sis|bro|roommate"
     r"|flatmate|boss|manager|colleague|co-?worker|aunt"
     r"|uncle|cousin|grandma|grandmother|granny|grandpa|grandfather|fianc\w*|neighbou?r"
     r"|mère|père|sœur|soeur|frère|mari|femme|fille|fils|madre|padre|hermana|hermano|esposo|esposa|hija|hijo|mãe|pai"

@@ -119,6 +119,14 @@ NUMBER_WORDS = {
     "thirty": 30, "a couple of": 2, "a couple": 2, "a few": 3, "few": 3, "several": 3,
 }  # fmt: skip
 
+# What follows "not" in a judgement or a plain negation, not in a value set aside: "not bad", "not sure yet",
+# "not worth it", "not that", "not anymore".
+JUDGEMENTS = words(
+    """really sure bad so too very yet just even much only quite great good worth that this for ever again anymore
+    now today tonight me you him her them us it all always every enough exactly necessarily fun happening ideal
+    easy cheap possible allowed true ok okay fine"""
+)
+
 # A flat given back, in Chinese: it ends the home (and the city) it was in.
 CJK_HOME_GIVEN_UP = "退租|房子退了|退了房"
 MODALS = frozenset(["can", "could", "will", "would", "shall", "should", "may", "might", "must", "cannot"])

@@ -70,7 +70,6 @@ _PERSON_VERB = (
 _NAME = lazy(
     r"^(?P<name>(?-i:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?))(?:(?P<poss>'s)\s+|\s+(?=" + _PERSON_VERB + r"))"
 )
-_LOWER_NAME = lazy(r"^([a-z][a-z'-]+)(?='s\s|\s)")
 _PRONOUN = lazy(r"^(?:he|she)\b\s*", re.IGNORECASE)
 _POSS_IS = lazy(r"^(?:\w+ing|a|an|the|in|from|at|now|been|going|so|very|really|still|not)\b", re.I)
 _THIRD_POSS = lazy(r"\b(?:his|her|their)\b", re.IGNORECASE)
@@ -208,12 +207,16 @@ def find_subject(text: str, speaker: Speaker, refs: Referents) -> Mention | None
         )
     if (match := _NAME.match(text)) and (mention := _named(match, text, speaker, refs)):
         return mention
-    # A name typed lowercase, of someone named before: "kofi is moving to toronto!!!", "sem says the train …"
-    lower = _LOWER_NAME.match(text)
-    if lower and refs.knows(lower.group(1)):
-        capital = text[0].upper() + text[1:]
-        if (match := _NAME.match(capital)) and (mention := _named(match, capital, speaker, refs)):
-            return mention
+    # A name typed lowercase, of someone named before: "kofi is moving to toronto!!!", "sem says the train …". The
+    # word is looked up only when a person's verb follows it.
+    capital = text[:1].upper() + text[1:]
+    if (
+        text[:1].islower()
+        and (match := _NAME.match(capital))
+        and refs.knows(match.group("name").lower())
+        and (mention := _named(match, capital, speaker, refs))
+    ):
+        return mention
     if (match := _PRONOUN.match(text)) and refs.last is not None:
         subject, display = refs.last
         return Mention(subject, display, _third_rest(text[match.end() :]), first_person=False)

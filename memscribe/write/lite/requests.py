@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 
 from memscribe.write.lite.lazy import lazy
-from memscribe.write.lite.lexicon import words
+from memscribe.write.lite.lexicon import JUDGEMENTS
 
 __all__ = [
     "Correction",
@@ -202,12 +202,9 @@ _IN_PASSING = lazy(
     r"(?:\s+[^\W_][\w'-]*){0,2}?)(?=\s*(?:[,.;:!?()]|[\u2600-\u27bf\U0001f300-\U0001faff]|$))",
     re.IGNORECASE,
 )
-# What follows "not" in a plain negation rather than a value put right: "not really", "not sure", "not yet".
-_NOT_VALUE = words(
-    """really sure yet that this anymore just only much too even bad so very quite always ever exactly necessarily
-    enough now today tonight again great good fun happening ideal easy cheap possible allowed true a an all it
-    me you him her them us one ok okay fine worth"""
-)
+# What follows "not" in a plain negation rather than a value put right ("not sure", "not a doctor"): a judgement,
+# or an article (a comparison, "it's a want not a need").
+_NOT_VALUE = JUDGEMENTS | {"a", "an", "one"}
 
 
 def parse_embedded_correction(text: str) -> Correction | None:

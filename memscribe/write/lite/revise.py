@@ -31,6 +31,9 @@ _NARROW_TOPICS = frozenset({"phone", "address", "money", "health", "birthday"})
 _THAT = frozenset({"that", "this", "what i said", "what i just said", "that last part", "the last thing", "those"})
 
 
+_ORDINAL = r"\d+(?:st|nd|rd|th)?"
+
+
 def _tail(correction: Correction) -> str:
     """A pattern for the words after the old value that the new one says again in another form: "thursday the
     16th, not tuesday" corrects "tuesday the 14th" whole (each number stands for any number)."""
@@ -40,9 +43,6 @@ def _tail(correction: Correction) -> str:
         return ""
     shaped = [_ORDINAL if n else re.escape(w) for w, n in zip(extra, numbered, strict=True)]
     return r"(?:\s+" + r"\s+".join(shaped) + ")?"
-
-
-_ORDINAL = r"\d+(?:st|nd|rd|th)?"
 
 
 def _replace_last(text: str, old: str, new: str) -> str:

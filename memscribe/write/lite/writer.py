@@ -24,7 +24,7 @@ from memscribe.write.lite.holding import during_stay, split_by_holding
 from memscribe.write.lite.language import someone_else, statement_drop_reason
 from memscribe.write.lite.lazy import compile_declared, lazy
 from memscribe.write.lite.ledger import Ledger, Pending
-from memscribe.write.lite.lexicon import NOT_NAMES, RELATION_MODS, RELATION_WORD
+from memscribe.write.lite.lexicon import JUDGEMENTS, NOT_NAMES, RELATION_MODS, RELATION_WORD
 from memscribe.write.lite.matching import content_tokens, stem, topic_matches
 from memscribe.write.lite.memorable import question_head, skip_wording, strip_preamble
 from memscribe.write.lite.person import Mention, Referents, expand_contractions, find_subject, restore_subject
@@ -538,10 +538,7 @@ _DISPLACED = lazy(
 
 # "I'm in aarhus, not copenhagen!": a value set against the one the speaker means, closing its sentence. A
 # judgement ("not bad", "not worth it", "not sure") is no value.
-_JUDGED = (
-    r"(?!(?:really|sure|bad|so|too|very|yet|just|even|much|only|quite|great|good|worth|that|this|for"
-    r"|ever|again|anymore|any ?more|now|me|you|him|her|them|us|it|all|always|every|enough|a lot)\b)"
-)
+_JUDGED = r"(?!(?:" + "|".join(sorted(JUDGEMENTS, key=len, reverse=True)) + r"|any ?more|a lot)\b)"
 _NOT_OLD = lazy(
     r",\s*not\s+" + _JUDGED + r"(?:(?:in|at|on|the|a|an)\s+)?[\w'-]+(?:[ \t][\w'-]+){0,2}(?=\s*(?:[.!?;]|$))",
     re.IGNORECASE,
