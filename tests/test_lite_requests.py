@@ -53,6 +53,17 @@ def test_statements_that_are_not_corrections(text: str) -> None:
         ("I don't want you to remember that I was sick", "I was sick"),
         ("Please delete what I said about my job.", "my job"),
         ("Oh, and forget that.", "that"),
+        # after a short lead clause; the topic without what only points at it
+        ("hey so kind of a weird one, can you forget the medication thing i said in that radiator convo?",
+         "medication"),
+        ("please forget everything I told you about my meds", "my meds"),
+        ("ok, delete the diet stuff", "diet"),
+        ("i don't really want that saved anywhere, felt weird after.", "that"),
+        ("ei, esquece aquilo do meu aniversário, por favor?", "meu aniversário"),
+        ("não quero isso salvo em lugar nenhum.", "that"),
+        ("olvida lo de mi cumpleaños", "mi cumpleaños"),
+        ("oublie ce que je t'ai dit sur mon salaire", "mon salaire"),
+        ("vergiss das mit meinem geburtstag bitte", "meinem geburtstag"),
     ],
 )
 def test_forget_requests(text: str, topic: str) -> None:
@@ -60,7 +71,11 @@ def test_forget_requests(text: str, topic: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["Forget it", "Don't forget to buy milk", "I forgot my keys", "Remember that I'm vegan"]
+    "text",
+    ["Forget it", "Don't forget to buy milk", "I forgot my keys", "Remember that I'm vegan",
+     "I forget things, my memory is bad", "honestly i never forget a face, it is my thing",
+     "the flat/address stuff is fine to keep",
+     "we talked for hours about the new office, I said I'd forget the commute for a day"],
 )
 def test_statements_that_are_not_forget_requests(text: str) -> None:
     assert parse_forget(text) is None
@@ -152,3 +167,16 @@ def test_a_chinese_forget_of_everything_about_someone_finds_them_by_character_pa
         "能不能把我前任的事都忘掉啊，名字啥的都别记了",
     )  # fmt: skip
     assert not any("陈凯" in t for t in current) and any("布丁" in t for t in current)
+
+
+def test_a_forget_said_again_as_that_keeps_what_the_first_request_kept() -> None:
+    """"esquece aquilo do meu aniversário. não quero isso salvo": the second sentence is the same request,
+    not a second one about whatever was said last, and must not undo what the first kept."""
+    store = ListCandidates()
+    say(store, "tô fazendo low carb e sou alérgico a camarão, então nada de frutos do mar pfv. ah e meu "
+               "aniversário é dia 22 de julho, quero fazer um churrasco", at(2024, 3, 1))  # fmt: skip
+    ops = say(store, "ei, esquece aquilo do meu aniversário, por favor? não quero isso salvo em lugar nenhum.",
+              at(2024, 3, 5))  # fmt: skip
+    assert [op.kind for op in ops] == [OpKind.UPDATE]
+    kept = " ".join(r.text for r in store._current())
+    assert "camarão" in kept and "22 de julho" not in kept and "aniversário" not in kept

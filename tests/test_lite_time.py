@@ -37,6 +37,10 @@ def resolve(text: str, when: datetime = SESSION):
         ("I'll be there in two days", date(2023, 6, 5), "on 5 June 2023"),
         ("I went hiking a few days ago", date(2023, 5, 31), "around 31 May 2023"),
         ("We went camping last weekend", date(2023, 5, 27), "the weekend of 27 May 2023"),
+        # counted from a day word: a day, never "three weeks from 3 June 2023"
+        ("my interview is three weeks from today, 9am", date(2023, 6, 24), "is on 24 June 2023, 9am"),
+        ("two weeks from now I fly out", date(2023, 6, 17), "on 17 June 2023 I fly out"),
+        ("the results come 10 days from tomorrow", date(2023, 6, 14), "on 14 June 2023"),
     ],
 )
 def test_relative_expressions_resolve_against_the_session(text: str, day: date, phrase: str) -> None:

@@ -55,7 +55,7 @@ _CORRECTIONS = tuple(
 )
 _OPENER = (
     r"^(?:(?:actually|oh|also|and|so|wait|no|ok|okay|oops|hmm|sorry|on second thought|hey|hi|um|pls|please|just"
-    r"|for privacy reasons|btw)[\s,!.]+)*"
+    r"|for privacy reasons|btw|ah|ugh|ei|oi|olá|hola|oye|salut|hallo|hey du)[\s,!.]+)*"
 )
 _FORGETS = tuple(
     lazy(_OPENER + p.removeprefix("^"), re.IGNORECASE)
@@ -73,13 +73,34 @@ _FORGETS = tuple(
         r"^(?:no need to remember|you don'?t need to remember|you can forget)\s+(?:that\s+|about\s+)?"
         r"(?P<topic>.+?)[.!?]*$",
         r"^(?:esquece|esqueça|apaga|olvida|borra|oublie|efface|supprime|vergiss|lösch\w*)\s+(?P<topic>.+?)"
-        r"(?:,\s*(?:por favor|s'il te plaît|bitte))?[.!?]*$",
+        r"(?:,?\s*(?:por favor|pfv|s'il te plaît|s'il vous plaît|stp|bitte))?[.!?]*$",
+        # "i don't really want that saved anywhere", "não quero isso salvo", "no quiero que guardes eso"
+        r"^(?:i\s+(?:really\s+)?(?:don'?t|do not)\s+(?:really\s+)?want\s+|não quero\s+|no quiero(?:\s+que\s+\w+)?\s+"
+        r"|je ne veux pas que tu \w+\s+)(?P<topic>that|this|it|isso|isto|eso|esto|ça|cela)\s+"
+        r"(?:saved|stored|kept|remembered|written down|on record|salvo|guardado|anotado|guardes|guardado)\b.*$",
+        r"^ich (?:will|möchte) (?P<topic>das|dies) nicht (?:gespeichert|gemerkt|notiert)\b.*$",
     )
 )
+# A forget request may follow a short lead clause: "hey so kind of a weird one, can you forget the medication
+# thing". At most this many words before the comma, so a statement is not read as a request.
+_LEAD_CLAUSE = re.compile(r"^(?P<lead>[^,;]{1,60}?)[,;]\s+(?=\S)")
+_LEAD_WORDS = 8
+# Words that only point at what is forgotten: "aquilo do meu aniversário", "lo de mi cumpleaños", "the
+# medication thing", "ce que je t'ai dit sur mon salaire", "das mit meinem Geburtstag".
+_TOPIC_POINTERS = re.compile(
+    r"^(?:aquilo|isso|isto|o que (?:eu )?(?:te )?(?:disse|falei))\s+(?:d[oae]s?|sobre)\s+|^(?:lo|eso|esto|lo que te dije)"
+    r"\s+(?:de(?:l)?|sobre)\s+|^ce que je (?:t'ai|vous ai) dit (?:sur|à propos de|de)\s+|^(?:das|dies) mit\s+"
+    r"|^(?:was ich (?:dir )?(?:über|zu) )",
+    re.IGNORECASE,
+)
+_THING = re.compile(r"^the\s+(?P<what>.+?)\s+(?:thing|stuff|business|bit)$", re.IGNORECASE)
 # A forget topic ends where the reason for it begins ("forget about him, I don't want his name coming up").
 # A blank run is tried from its first character only ((?<!\s)), so a long run costs linear time.
 _TOPIC_END = re.compile(
-    r",\s+|(?<!\s)\s+[—–-]\s+|;|[.?!]\s|(?<!\s)\s+(?:because|since|as|so that|so)\s+", re.IGNORECASE
+    r",\s+|(?<!\s)\s+[—–-]\s+|;|[.?!]\s|(?<!\s)\s+(?:because|since|as|so that|so)\s+"
+    # "the X thing i said in that convo", not "everything i told you about X"
+    r"|(?<!\s)(?<!everything)(?<!anything)(?<!\ball)(?<!what)\s+(?:that\s+)?i\s+(?:said|mentioned|told you|shared|wrote)\b",
+    re.IGNORECASE,
 )
 _CJK_FORGET = re.compile(
     r"把(?P<topic>[^，。！？]{1,20}?)(?:删掉|删除|删了|忘掉|忘了|清除)|(?:别记|不要记|忘掉|删掉)(?P<topic2>[^，。！？]{1,20})"
@@ -93,6 +114,7 @@ _DANGLING = lazy(
     re.I,
 )
 _IDIOMS = frozenset({"it", "about it", "it all"})  # "forget it" means "never mind"
+_POINTING = frozenset({"this", "isso", "isto", "eso", "esto", "ça", "cela", "das", "dies"})  # "that", as Reviser reads it
 # Topic words that name an attribute directly ("my phone number" is the phone slot).
 _TOPIC_ATTRIBUTES = (
     (r"\b(?:phone|cell|mobile)(?: number)?\b|\bnumber\b", ("phone",)),
@@ -256,11 +278,23 @@ def parse_forget(text: str) -> str | None:
     if (cjk := _CJK_FORGET.search(text)) is not None:
         topic = (cjk.group("topic") or cjk.group("topic2")).strip()
         return _CJK_ABOUT.sub("", topic) or topic
+    found = _forget_topic(text)
+    lead = _LEAD_CLAUSE.match(text)
+    if found is None and lead is not None and len(lead.group("lead").split()) <= _LEAD_WORDS:
+        found = _forget_topic(text[lead.end() :])
+    return found
+
+
+def _forget_topic(text: str) -> str | None:
     for pattern in _FORGETS:
         if match := pattern.match(text):
             topic = _TOPIC_END.split(match.group("topic"), maxsplit=1)[0].strip(" ,.!?\"'")
             topic = re.sub(r"^(?:everything|anything|all)\s+(?:(?:i|that i)\s+(?:told|said to|gave)\s+you\s+)?"
                            r"(?:about|regarding|on)\s+", "", topic, flags=re.IGNORECASE)  # fmt: skip
+            topic = _TOPIC_POINTERS.sub("", topic)
+            topic = thing.group("what") if (thing := _THING.match(topic)) else topic
+            if topic.lower() in _POINTING:
+                return "that"
             if topic and topic.lower() not in _IDIOMS:
                 return topic
     return None

@@ -166,6 +166,22 @@ def _in_n(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
     return TimeRef(m.start(), m.end(), phrase, day, _period_after(day, unit))
 
 
+def _from_day(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
+    """ "three weeks from today", "10 days from tomorrow": counted from a day word, so a day, whatever the tense."""
+    start = anchor + timedelta(days=1 if m.group("w").lower() == "tomorrow" else 0)
+    n, unit = _number(m.group("n")), m.group("u").lower().rstrip("s")
+    if unit in ("day", "night"):
+        day = start + timedelta(days=n)
+    elif unit == "week":
+        day = start + timedelta(weeks=n)
+    elif unit == "month":
+        day = _add_months(start, n)
+    else:
+        day = date(start.year + n, start.month, min(start.day, 28))
+    vague = m.group("n").lower() in _VAGUE
+    return TimeRef(m.start(), m.end(), f"{'around' if vague else 'on'} {format_day(day)}", day)
+
+
 def _relative_period(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
     rel, unit = m.group("rel").lower(), m.group("u").lower()
     step = {"last": -1, "previous": -1, "next": 1, "coming": 1, "this": 0}[rel]
@@ -265,6 +281,7 @@ _Handler = Callable[[re.Match[str], date, Tense], TimeRef | None]
 _RULES: tuple[tuple[LazyPattern, _Handler], ...] = tuple(
     (lazy(pattern, re.IGNORECASE), handler)
     for pattern, handler in (
+        (r"\b" + _NUM + r"\s+" + _UNIT + r"\s+from\s+(?P<w>today|now|tomorrow)\b", _from_day),
         (
             _PREP + r"(?P<w>the day before yesterday|the day after tomorrow|yesterday|last night|today|tonight"
             r"|tomorrow|this morning|this afternoon|this evening)\b",

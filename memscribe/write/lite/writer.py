@@ -167,6 +167,7 @@ class _EpisodeRun:
         self.message, self.said_before = -1, ""  # the words of the current message so far, for "him"
         self.why: dict[int, str] = {}  # message index → why a statement of it was dropped (first reason)
         self.forgotten: list[str] = []  # topics the episode asked to forget
+        self.forgot_in = -1  # the message of the last forget request
         self.put_right: list[str] = []  # values the episode corrected in passing ("its ADAEZE not adaze")
         self.names: dict[str, bool] = {}  # lowercase words looked up as people named before
 
@@ -432,6 +433,9 @@ class _EpisodeRun:
                 self.reconciler.fact(fact, draft, st.at, speaker)
 
     def _forget(self, st: Statement, topic: str) -> None:
+        if topic.lower() == "that" and self.forgot_in == st.message_index:
+            return  # "esquece aquilo do meu aniversário. não quero isso salvo": the same request, said again
+        self.forgot_in = st.message_index
         if _PRONOUN_TOPIC.match(topic.strip()) and (name := self._named_before(st)) is not None:
             topic = name  # "jake and I broke up. please just forget about him"
         facts: list[Fact] = []
