@@ -88,9 +88,10 @@ _LEAD_WORDS = 8
 # Words that only point at what is forgotten: "aquilo do meu aniversário", "lo de mi cumpleaños", "the
 # medication thing", "ce que je t'ai dit sur mon salaire", "das mit meinem Geburtstag".
 _TOPIC_POINTERS = re.compile(
-    r"^(?:aquilo|isso|isto|o que (?:eu )?(?:te )?(?:disse|falei))\s+(?:d[oae]s?|sobre)\s+|^(?:lo|eso|esto|lo que te dije)"
-    r"\s+(?:de(?:l)?|sobre)\s+|^ce que je (?:t'ai|vous ai) dit (?:sur|à propos de|de)\s+|^(?:das|dies) mit\s+"
-    r"|^(?:was ich (?:dir )?(?:über|zu) )",
+    r"^(?:aquilo|isso|isto|o que (?:eu )?(?:te )?(?:disse|falei))\s+(?:d[oae]s?|sobre)\s+"
+    r"|^(?:lo|eso|esto|lo que te dije)\s+(?:de(?:l)?|sobre)\s+"
+    r"|^ce que je (?:t'ai|vous ai) dit (?:sur|à propos de|de)\s+"
+    r"|^(?:das|dies) mit\s+|^(?:was ich (?:dir )?(?:über|zu) )",
     re.IGNORECASE,
 )
 _THING = re.compile(r"^the\s+(?P<what>.+?)\s+(?:thing|stuff|business|bit)$", re.IGNORECASE)
@@ -99,7 +100,8 @@ _THING = re.compile(r"^the\s+(?P<what>.+?)\s+(?:thing|stuff|business|bit)$", re.
 _TOPIC_END = re.compile(
     r",\s+|(?<!\s)\s+[—–-]\s+|;|[.?!]\s|(?<!\s)\s+(?:because|since|as|so that|so)\s+"
     # "the X thing i said in that convo", not "everything i told you about X"
-    r"|(?<!\s)(?<!everything)(?<!anything)(?<!\ball)(?<!what)\s+(?:that\s+)?i\s+(?:said|mentioned|told you|shared|wrote)\b",
+    r"|(?<!\s)(?<!everything)(?<!anything)(?<!\ball)(?<!what)\s+(?:that\s+)?i\s+"
+    r"(?:said|mentioned|told you|shared|wrote)\b",
     re.IGNORECASE,
 )
 _CJK_FORGET = re.compile(
@@ -114,7 +116,8 @@ _DANGLING = lazy(
     re.I,
 )
 _IDIOMS = frozenset({"it", "about it", "it all"})  # "forget it" means "never mind"
-_POINTING = frozenset({"this", "isso", "isto", "eso", "esto", "ça", "cela", "das", "dies"})  # "that", as Reviser reads it
+# Words that point at what was just said: the topic "that", as Reviser reads it.
+_POINTING = frozenset({"this", "isso", "isto", "eso", "esto", "ça", "cela", "das", "dies"})
 # Topic words that name an attribute directly ("my phone number" is the phone slot).
 _TOPIC_ATTRIBUTES = (
     (r"\b(?:phone|cell|mobile)(?: number)?\b|\bnumber\b", ("phone",)),
