@@ -114,6 +114,19 @@ def test_an_interview_round_or_a_daydream_is_no_change_yet(text: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "wish"),
+    [("falls ich nach Berlin ziehe, brauche ich eine Wohnung", True), ("je pense déménager à Lyon", True),
+     ("context: I'm a frontend eng at Atlassian, and our lead is on leave so it falls on me.", False),
+     ("we keep the servers in the eu region", False)],
+)  # fmt: skip
+def test_other_languages_wish_words_are_whole_words(text: str, wish: bool) -> None:
+    """"falls" is German's "in case" before a subject, and the English verb elsewhere."""
+    from memscribe.write.lite.cues import hypothetical
+
+    assert hypothetical(text) is wish
+
+
+@pytest.mark.parametrize(
     ("text", "ended"),
     [("biscuit died on sunday. 14 good years.", {"biscuit"}), ("our old cat Milo passed away last night", {"milo"}),
      ("pepper ran away :(", {"pepper"}), ("I almost died laughing at that", set())],

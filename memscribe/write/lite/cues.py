@@ -80,8 +80,10 @@ _HYPOTHETICAL = lazy(
     # Someone else's wish is not a fact: "she wants a sister named Elsa", "he'd like us to move closer".
     r"|(?:she|he|they) (?:really |still )?(?:wants|wishes|would like|would love|is hoping|hopes) (?:a|an|to|us to"
     r"|me to))\b"
-    r"|如果|要是|假如|想去|考虑|打算|会不会|要不要|还是不|面试|si (?:me|nos)|estoy pensando|pensando en|si je"
-    r"|je pense|wenn ich|falls|überlege|se eu|estou pensando",
+    r"|如果|要是|假如|想去|考虑|打算|会不会|要不要|还是不|面试"
+    # German "falls" is "in case" before its subject; the English verb ("so it falls on me") is not
+    r"|\b(?:si (?:me|nos)|estoy pensando|pensando en|si je|je pense|wenn ich|überlege\w*|se eu|estou pensando"
+    r"|falls (?:ich|du|er|sie|es|wir|ihr|man|das|der|die))\b",
     re.IGNORECASE,
 )
 
