@@ -48,3 +48,13 @@ def test_a_new_year_of_study_closes_the_older_year_and_keeps_other_ladders() -> 
     current = _current(store)
     assert not any("2nd year" in t for t in current)
     assert any("1:52:10" in t for t in current) and any("3rd year" in t for t in current)
+
+
+def test_junior_and_senior_name_a_class_year_as_a_noun_not_before_a_job() -> None:
+    assert ladder_steps("junior year starting and I got an RA job") == {"class year": frozenset({"JUNIOR"})}
+    assert ladder_steps("I'm a senior at UCLA now") == {"class year": frozenset({"SENIOR"})}
+    assert ladder_steps("GUESS WHO'S A SENIOR DATA ANALYST NOW") == {}
+    store = ListCandidates()
+    say(store, "GUESS WHO'S A SENIOR DATA ANALYST NOW 🎉 my manager told me this morning", at(2023, 12, 12))
+    say(store, "help me write a job post for a junior analyst, first time i'm the hiring manager", at(2024, 2, 1))
+    assert any("SENIOR DATA ANALYST" in t for t in _current(store))

@@ -27,7 +27,16 @@ _LADDERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("year", re.compile(rf"\b{_ORDINAL}[ -]year\b|\byear (\d)\b(?! old)", re.IGNORECASE)),
     ("grade", re.compile(rf"\b{_ORDINAL} grade\b|\bgrade (\d{{1,2}})\b", re.IGNORECASE)),
     ("race time", re.compile(r"(?<![\d:])(\d{1,2}:\d{2}:\d{2})(?![\d:])")),
-    ("class year", re.compile(r"\b(freshman|sophomore|junior|senior)\b", re.IGNORECASE)),
+    # "junior" and "senior" name a class year as a noun ("a junior at UCLA", "senior year"), not before the noun
+    # they qualify ("a senior data analyst", "a junior analyst")
+    (
+        "class year",
+        re.compile(
+            r"\b(freshman|sophomore)\b|\b(junior|senior)\b(?=\s+year\b|\s*(?:$|[,.!?;:)(]|[^\w\s])"
+            r"|\s+(?:at|in|of|from|this|now|next|and|so|but|lol|haha|omg|already)\b)",
+            re.IGNORECASE,
+        ),
+    ),
 )
 
 
