@@ -24,6 +24,9 @@ def test_the_phrase_naming_the_old_value_goes_when_it_closes_a_clause() -> None:
     # A partner who no longer is one keeps their name, not the relation.
     assert without_value("My girlfriend Priya lives in Pune.", "priya", "partner") == "Priya lives in Pune."
     assert without_value("I'm a nurse at St. Mary's hospital.", "st. mary's hospital") == "I'm a nurse."
+    # where at the value goes with it when the clause ends there; not past "and"
+    assert without_value("I'm a UX researcher at Spotify in the stockholm office", "spotify") == "I'm a UX researcher"
+    assert without_value("works at MIT in Boston and lives in Cambridge", "mit") is None
 
 
 def test_a_changed_employer_leaves_the_job_title_said_with_it() -> None:
@@ -50,3 +53,18 @@ def test_an_ending_told_in_lowercase_leaves_the_old_employer_out_of_the_partner_
         current = [row["memory"] for row in memory.list(user_id="u")["results"]]
     assert "My wife Elena is a lawyer." in current  # her job and that she is the wife still hold
     assert not any("Baker" in text for text in current), current
+
+
+def test_a_job_title_said_inside_a_longer_memory_leaves_the_old_employer_out(tmp_path) -> None:
+    """The memory of the whole message holds the employer; the job title is kept in the words of its own
+    statement, a part of that memory: the change of employer reaches it too."""
+    from memscribe import Memory
+
+    with Memory(tmp_path / "store.db", writer="lite", embedder="hash") as memory:
+        memory.add("can u help me with a cover letter? i'm a UX researcher at Spotify in the stockholm office and "
+                   "i'm looking at research roles in london", user_id="u", timestamp="2024-05-02T10:00:00Z")
+        memory.add("ok i did the thing!!! started at Monzo last week, their london office is all hot pink",
+                   user_id="u", timestamp="2024-09-10T10:00:00Z")  # fmt: skip
+        current = [row["memory"] for row in memory.list(user_id="u")["results"]]
+    assert not any("Spotify" in text for text in current), current
+    assert "I'm a UX researcher" in current
