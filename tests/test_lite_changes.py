@@ -171,3 +171,18 @@ def test_a_guess_of_the_assistant_put_right_leaves_the_memory() -> None:
     # What the assistant never said is not dropped: the comparison stays as written.
     ops = propose(ListCandidates(), ("user", "we're in wellington not auckland, it's windier"))
     assert any("not auckland" in op.draft.text for op in ops if op.draft is not None)
+
+
+def test_a_new_lease_said_in_spanish_replaces_the_home_said_before(tmp_path: Path) -> None:
+    """"me salió el laburo en córdoba, ya firmé el alquiler de un depto": signed and a lease are a change of home
+    in Spanish as "signed" and "apartment" are in English."""
+    from memscribe import Memory
+
+    with Memory(tmp_path / "store.db", writer="lite", embedder="hash") as memory:
+        memory.add("che, necesito ideas para un finde largo. vivo en Rosario y no tengo auto", user_id="u",
+                   timestamp="2023-05-02T10:00:00Z")  # fmt: skip
+        memory.add("bueno, novedades!!! me salió el laburo en córdoba 🙌 ya firmé el alquiler de un depto en Nueva "
+                   "Córdoba", user_id="u", timestamp="2023-06-10T10:00:00Z")  # fmt: skip
+        current = [row["memory"] for row in memory.list(user_id="u")["results"]]
+    assert any("Nueva Córdoba" in t for t in current)
+    assert not any("Rosario" in t for t in current), current

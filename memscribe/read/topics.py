@@ -43,7 +43,8 @@ _CUES: dict[str, tuple[str, str]] = {
         address street condo downtown resident residents unpack unpacking unpacked movers""",
         "住 搬 房子 房租 租 家里 城市 小区 vivo vive mudé mudamos piso casa ciudad barrio habite"
         " déménag appartement ville quartier wohne wohnt Wohnung umgezogen Stadt Zuhause moro mora mudei"
-        " morada cidade bairro apartamento",
+        " morada cidade bairro apartamento depto departamento alquiler alquilé mudanza mudarme mudo mudamos"
+        " aluguel mudança mudei emménag* loyer Umzug umziehen ziehe Miete Mietvertrag",
     ),
     "pet": (
         """pet pets dog dogs puppy pup cat cats kitten kitty rescue adopted adopt vet breed hamster rabbit

@@ -38,7 +38,8 @@ _CHANGE = lazy(
     r"|搬到|搬去|搬家|现在|换了|换成|跳槽|入职|离职|辞职|升职|晋升|改成|改为|开始|已经|终于|不再|回到|涨|变成"
     r"|(?:瘦|胖|降|升|减|跌|长)到"
     r"|ahora|ya no|me mudé|nos mudamos|cambié|empecé|maintenant|désormais|je commence|j'ai démissionné"
-    r"|déménagé|jetzt|nicht mehr|umgezogen|gewechselt|agora|já não|mudei|mudamos|comecei",
+    r"|déménagé|jetzt|nicht mehr|umgezogen|gewechselt|agora|já não|mudei|mudamos|comecei"
+    r"|firmé|firmamos|me salió|conseguí|assinei|consegui|j'ai signé|unterschrieben",  # signed, got (the job)
     re.IGNORECASE,
 )
 _END = lazy(
