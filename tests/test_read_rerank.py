@@ -46,6 +46,23 @@ def test_recency_on_the_topic_counts_among_the_person_asked_about() -> None:
     assert [vid for vid, _ in out] == [mine.version_id, hers.version_id]
 
 
+def test_a_fact_of_someone_else_told_with_we_is_theirs_not_shared() -> None:
+    """"so now we can visit each other" makes the speaker part of the story, but the home is the sister's."""
+    mine = record("gareth got an offer, so we don't have to move from portland", valid_from=at(2024, 1, 1))
+    told = "my sister Dana just moved to seattle so now we can actually visit each other lol."
+    hers = record(told, subject="dana", slot="dana/residence", value="seattle", valid_from=at(2024, 3, 1))
+    shared = record(told, subject="dana", valid_from=at(2024, 3, 1))  # the same words with no fact of hers
+    scores = {}
+    for theirs in (hers, shared):
+        records = {mine.version_id: mine, theirs.version_id: theirs}
+        fused = [(theirs.version_id, 0.033), (mine.version_id, 0.032)]
+        vector = {theirs.version_id: 0.6, mine.version_id: 0.4}
+        out = rerank_hits("What city do I live in?", fused, records, {"user"}, vector, {})  # type: ignore[arg-type]
+        assert out[0][0] == mine.version_id
+        scores[theirs.version_id] = dict(out)[theirs.version_id]
+    assert scores[hers.version_id] < scores[shared.version_id]  # her fact weighs as another's, the story as shared
+
+
 def _first(query: str, ranked: list[tuple[MemoryRecord, float]]) -> str:
     """The version the rerank puts first for ``query``, among ``ranked`` (fused in this order, with these
     vector scores) as memories of the user."""

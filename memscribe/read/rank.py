@@ -143,8 +143,10 @@ def _shape(record: MemoryRecord, traits: Traits, about: set[str], asked: _Asked,
     if traits.fragment:
         factor *= _SHAPE["fragment"]
     if about and record.subject.lower() not in about:
-        # "my friend dragged me to a chess club": someone else's memory that the speaker is part of
-        factor *= _SHAPE["shared"] if traits.speaker_too else _SHAPE["other"]
+        # "my friend dragged me to a chess club": someone else's memory that the speaker is part of; not a fact
+        # of theirs ("my sister Dana just moved to seattle so now we can visit each other" is Dana's home)
+        shared = traits.speaker_too and not record.slot
+        factor *= _SHAPE["shared"] if shared else _SHAPE["other"]
     return factor
 
 
