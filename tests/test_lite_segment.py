@@ -93,6 +93,8 @@ def test_lower_case_i_and_curly_quotes_are_normalised() -> None:
         ("Good luck with the move!", "filler"),
         ("The concert in the park was amazing", "not about anyone"),
         ("My password is [REDACTED]", "secret"),
+        ("ok 🙃 is that even legal?", "question"),  # too little before the emoji to be a statement
+        ("what should I get her 🎁 any ideas?", "question"),
     ],
 )
 def test_greetings_thanks_questions_and_filler_are_dropped(text: str, reason: str) -> None:
@@ -110,6 +112,8 @@ def test_greetings_thanks_questions_and_filler_are_dropped(text: str, reason: st
         "I love this band",
         "When I'm away from the court, cooking is therapy for me.",  # a clause, not a question
         "What I love most about Lisbon is the light",
+        # a statement closed by an emoji, then the question it raises
+        "my rent's going up to 1,975 starting august 🙃 that's like 7%??",
     ],
 )
 def test_facts_preferences_plans_and_relationships_are_kept(text: str) -> None:

@@ -128,6 +128,18 @@ def question_head(text: str) -> str | None:
     return None
 
 
+# "rent's going up to 1,975 starting august 🙃 that's like 7%??": an emoji closes a statement before the question.
+_EMOJI = r"[\U0001F300-\U0001FAFF\u2600-\u27BF]"
+_EMOJI_CLOSE = lazy(rf"(?<=\w)\s*{_EMOJI}(?:{_EMOJI}|[\uFE0F\u200D])*(?=\s)")
+
+
+def _said_before_emoji(text: str) -> bool:
+    """Whether a statement of four words or more closes with an emoji before the question that ends ``text``."""
+    closes = list(_EMOJI_CLOSE.finditer(text))
+    head = text[: closes[-1].start()] if closes else ""
+    return len(head.split()) >= 4 and "?" not in head
+
+
 def drop_reason(text: str) -> str | None:
     """Why ``text`` is not worth remembering, or None when it may be."""
     bare = text.strip().strip("!.~ ").strip()
@@ -137,7 +149,7 @@ def drop_reason(text: str) -> str | None:
         return "about the conversation"
     if REDACTED in bare:
         return "secret"  # a statement about a redacted credential holds nothing worth recalling
-    if bare.endswith("?") or _QUESTION_START.match(bare):
+    if (bare.endswith("?") and not _said_before_emoji(bare)) or _QUESTION_START.match(bare):
         return "question"
     if _GREETING.match(bare) and len(_WORD.findall(bare)) <= 8:
         return "greeting"
