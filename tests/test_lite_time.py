@@ -41,6 +41,7 @@ def resolve(text: str, when: datetime = SESSION):
         ("my interview is three weeks from today, 9am", date(2023, 6, 24), "is on 24 June 2023, 9am"),
         ("two weeks from now I fly out", date(2023, 6, 17), "on 17 June 2023 I fly out"),
         ("the results come 10 days from tomorrow", date(2023, 6, 14), "on 14 June 2023"),
+        ("the lease ends three months from today", date(2023, 9, 3), "on 3 September 2023"),
     ],
 )
 def test_relative_expressions_resolve_against_the_session(text: str, day: date, phrase: str) -> None:
@@ -225,3 +226,8 @@ def test_a_date_after_the_reads_without_a_preposition() -> None:
     text = "the anniversary is the 8th not the 3rd of march"
     resolved = resolve_times(text, datetime(2024, 2, 1, tzinfo=UTC), detect_tense(text)).text
     assert "the on" not in resolved and "the 3 March" in resolved
+
+
+def test_months_from_a_day_stop_at_the_months_last_day() -> None:
+    assert resolve("a month from today", datetime(2024, 1, 31, 9, tzinfo=UTC)).day == date(2024, 2, 29)
+    assert resolve("two years from now", datetime(2024, 1, 31, 9, tzinfo=UTC)).day == date(2026, 1, 31)

@@ -77,7 +77,7 @@ _FORGETS = tuple(
         # "i don't really want that saved anywhere", "não quero isso salvo", "no quiero que guardes eso"
         r"^(?:i\s+(?:really\s+)?(?:don'?t|do not)\s+(?:really\s+)?want\s+|não quero\s+|no quiero(?:\s+que\s+\w+)?\s+"
         r"|je ne veux pas que tu \w+\s+)(?P<topic>that|this|it|isso|isto|eso|esto|ça|cela)\s+"
-        r"(?:saved|stored|kept|remembered|written down|on record|salvo|guardado|anotado|guardes|guardado)\b.*$",
+        r"(?:saved|stored|kept|remembered|written down|on record|salvo|guardado|anotado|guardes)\b.*$",
         r"^ich (?:will|möchte) (?P<topic>das|dies) nicht (?:gespeichert|gemerkt|notiert)\b.*$",
     )
 )

@@ -174,10 +174,9 @@ def _from_day(m: re.Match[str], anchor: date, tense: Tense) -> TimeRef | None:
         day = start + timedelta(days=n)
     elif unit == "week":
         day = start + timedelta(weeks=n)
-    elif unit == "month":
-        day = _add_months(start, n)
-    else:
-        day = date(start.year + n, start.month, min(start.day, 28))
+    else:  # the same day of the month that many months on, or the month's last day ("a month from 31 January")
+        first = _add_months(start, n if unit == "month" else 12 * n)
+        day = min(first + timedelta(days=start.day - 1), _add_months(first, 1) - timedelta(days=1))
     vague = m.group("n").lower() in _VAGUE
     return TimeRef(m.start(), m.end(), f"{'around' if vague else 'on'} {format_day(day)}", day)
 
