@@ -153,6 +153,12 @@ def test_plan_values_drop_times_and_determiners() -> None:
     assert first_verb("have finally adopted a dog") == "adopted"
 
 
+def test_a_value_ends_where_a_resolved_time_begins() -> None:
+    """Values are read once dates are absolute: "last week" is "the week before 10 September 2024" by then."""
+    said = "I started at Monzo the week before 10 September 2024, their london office is all hot pink"
+    assert ("user/employer", "monzo", "state") in facts(said)
+
+
 def test_working_for_oneself_is_an_employer_and_a_client_is_not() -> None:
     assert ("user/employer", "self-employed", "state") in facts("I went freelance in May")
     assert ("user/employer", "self-employed", "state") in facts("I'm going freelance for a while")

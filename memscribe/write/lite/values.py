@@ -33,7 +33,9 @@ _CUT = lazy(
     r"|than|then|just|right|every|each|since|starting|soon|nowadays|instead|full-time|part-time|back|more than"
     r"|is|are|was|were|it|specifically|especially|mainly|mostly|atm|(?-i:rn|lol|tbh))\b"
     r"|(?<!\s)\s+(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of|several)\s+"
-    r"(?:minute|hour|day|night|week|month|year)s?\b",
+    r"(?:minute|hour|day|night|week|month|year)s?\b"
+    # a time resolved before values are read: "started at Monzo the week before 10 September 2024"
+    r"|(?<!\s)\s+the\s+(?:week|weekend|day|month|year)\s+(?:before|after|of)\b",
     re.IGNORECASE,
 )
 # "new" goes only in lower case: "a new car", but "New York".
