@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from memscribe.core.text import EMOJI
 from memscribe.errors import InvalidInput
 
 if TYPE_CHECKING:
@@ -26,7 +27,7 @@ __all__ = ["VARIANTS", "typed_as"]
 
 _APOSTROPHE = re.compile(r"['’]")
 _SENTENCE_END = re.compile(r"(?<=[a-z])[.!]+\s+")
-_EMOJI = re.compile(r"[\U0001F300-\U0001FAFF\u2600-\u27BF]")
+_EMOJI = re.compile(EMOJI)
 
 VARIANTS: dict[str, Callable[[str], str]] = {
     "as-written": lambda text: text,

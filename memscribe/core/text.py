@@ -6,7 +6,10 @@ import re
 
 from memscribe.core.cjk import STOP_CHARACTERS, has_cjk, query_segments
 
-__all__ = ["estimate_tokens", "keyword_terms", "normalize"]
+__all__ = ["EMOJI", "estimate_tokens", "keyword_terms", "normalize"]
+
+# A pictograph or symbol of the emoji blocks, as a regex character class (a variation selector or joiner apart).
+EMOJI = r"[\u2600-\u27bf\U0001f300-\U0001faff]"
 
 _WORD = re.compile(r"[\w']+", re.UNICODE)
 _SPACE = re.compile(r"\s+")

@@ -277,7 +277,6 @@ def _word_topics(word: str) -> frozenset[str]:
     return found | {topic for topic, heads in prefixes.items() if topic not in found and word.startswith(heads)}
 
 
-
 @lru_cache(maxsize=4096)  # the writer and the ranker ask again and again of the same few texts
 def topics_of(text: str) -> frozenset[str]:
     """The topics ``text`` names, by its cue words."""
@@ -312,12 +311,13 @@ def shaped_topics(text: str) -> frozenset[str]:
     return found
 
 
+_SENTENCE_END = re.compile(r"[.!?\n]")
+
+
 def _visit(text: str, at: int) -> bool:
     """Whether the rest of the sentence from ``at`` says what makes being there a visit."""
     return _VISIT.search(_SENTENCE_END.split(text[at : at + 120], maxsplit=1)[0]) is not None
 
-
-_SENTENCE_END = re.compile(r"[.!?\n]")
 
 
 def _placed(word: str) -> bool:

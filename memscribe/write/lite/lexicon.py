@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import re
 
+from memscribe.core.text import EMOJI
+
 __all__ = [
     "ADVERBS",
     "CAR_BRANDS",
     "CHILD_WORDS",
+    "CLOSES_CLAUSE",
     "CONDITIONS",
     "DIETS",
     "IRREGULAR_PAST",
@@ -126,6 +129,9 @@ JUDGEMENTS = words(
     now today tonight me you him her them us it all always every enough exactly necessarily fun happening ideal
     easy cheap possible allowed true ok okay fine"""
 )
+
+# Where a short value closes its clause: punctuation, an emoji or the end ("wellington not auckland 😅").
+CLOSES_CLAUSE = r"(?=\s*(?:[,.;:!?()]|" + EMOJI + r"|$))"
 
 # A flat given back, in Chinese: it ends the home (and the city) it was in.
 CJK_HOME_GIVEN_UP = "退租|房子退了|退了房"

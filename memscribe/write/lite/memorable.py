@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from memscribe.core.redact import REDACTED
-from memscribe.core.text import STOPWORDS
+from memscribe.core.text import EMOJI, STOPWORDS
 from memscribe.write.lite.cues import ends
 from memscribe.write.lite.lazy import lazy
 from memscribe.write.lite.lexicon import NOT_NAMES, words
@@ -129,8 +129,7 @@ def question_head(text: str) -> str | None:
 
 
 # "rent's going up to 1,975 starting august 🙃 that's like 7%??": an emoji closes a statement before the question.
-_EMOJI = r"[\U0001F300-\U0001FAFF\u2600-\u27BF]"
-_EMOJI_CLOSE = lazy(rf"(?<=\w)\s*{_EMOJI}(?:{_EMOJI}|[\uFE0F\u200D])*(?=\s)")
+_EMOJI_CLOSE = lazy(rf"(?<=\w)\s*{EMOJI}(?:{EMOJI}|[\uFE0F\u200D])*(?=\s)")
 
 
 def _said_before_emoji(text: str) -> bool:

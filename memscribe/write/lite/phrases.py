@@ -12,7 +12,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
+from memscribe.core.text import EMOJI
 from memscribe.write.lite.lazy import LazyPattern, lazy
+from memscribe.write.lite.lexicon import CLOSES_CLAUSE
 from memscribe.write.lite.matching import content_tokens
 
 __all__ = ["believed_values", "drop_old_phrases", "drop_replaced_clause"]
@@ -41,7 +43,7 @@ _BELIEVED = lazy(
 # "we're in wellington not auckland 😅", "je suis à grenoble moi pas lyon": the value put right, named after "not".
 _NOT_OLD = lazy(
     r"(?:,|(?<!\s))\s*\b(?:not|pas|nicht|não)\s+(?:the |a |an |le |la |les |l'|der |die |das |o )?"
-    r"(?P<old>[^\W_][\w'-]*(?:\s+[^\W_][\w'-]*){0,2}?)(?=\s*(?:[,.;:!?()]|[\u2600-\u27bf\U0001f300-\U0001faff]|$))",
+    r"(?P<old>[^\W_][\w'-]*(?:\s+[^\W_][\w'-]*){0,2}?)" + CLOSES_CLAUSE,
     re.IGNORECASE,
 )
 _RULES: tuple[tuple[LazyPattern, Callable[[re.Match[str]], str]], ...] = (
@@ -73,7 +75,7 @@ def drop_old_phrases(text: str, older: Iterable[str]) -> str:
 
 # Clause ends inside one statement: punctuation, an emoji, a spaced dash.
 _PIECE_END = re.compile(
-    r"(?:(?<!\s)\s+)?(?:[,;.!?。，；！？]+|[\u2600-\u27bf\U0001f300-\U0001faff]+\ufe0f?|\s[—–-]\s)\s*"
+    r"(?:(?<!\s)\s+)?(?:[,;.!?。，；！？]+|" + EMOJI + r"+\ufe0f?|\s[—–-]\s)\s*"
 )  # leading whitespace only where a run of it starts: a long run is scanned once, not once per position
 _INSTEAD = lazy(r"\binstead\b(?!\s+of)|\bthese days\b|\bnow\b(?! that)", re.IGNORECASE)
 _PLAIN_INSTEAD = lazy(r"\binstead\b(?!\s+of)", re.IGNORECASE)
@@ -110,7 +112,7 @@ def drop_replaced_clause(text: str, on_topic: Iterable[str]) -> str:
         return text
     out = text
     for a, b in reversed(dropped):
-        tail = re.match(r"\s*(?:[,;]+|[\u2600-\u27bf\U0001f300-\U0001faff]+\ufe0f?)?\s*", out[b:])
+        tail = re.match(r"\s*(?:[,;]+|" + EMOJI + r"+\ufe0f?)?\s*", out[b:])
         out = out[:a] + out[b + (tail.end() if tail else 0) :]
     return out.strip() if content_tokens(out) else text
 

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 
 from memscribe.write.lite.lazy import lazy
-from memscribe.write.lite.lexicon import JUDGEMENTS
+from memscribe.write.lite.lexicon import CLOSES_CLAUSE, JUDGEMENTS
 
 __all__ = [
     "Correction",
@@ -224,7 +224,7 @@ def day_in_month(correction: Correction, text: str) -> tuple[str, str] | None:
 # passing, inside a longer sentence. The value meant is as many words as the one it replaces, right before "not".
 _IN_PASSING = lazy(
     r"(?<![\w'-])(?P<new>(?:[^\W_][\w'-]*\s+){0,2}[^\W_][\w'-]*),?\s+not\s+(?P<old>(?:the\s+)?[^\W_][\w'-]*"
-    r"(?:\s+[^\W_][\w'-]*){0,2}?)(?=\s*(?:[,.;:!?()]|[\u2600-\u27bf\U0001f300-\U0001faff]|$))",
+    r"(?:\s+[^\W_][\w'-]*){0,2}?)" + CLOSES_CLAUSE,
     re.IGNORECASE,
 )
 # What follows "not" in a plain negation rather than a value put right ("not sure", "not a doctor"): a judgement,
