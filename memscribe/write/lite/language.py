@@ -131,7 +131,8 @@ _RELATIVE_OWNS = lazy(
     r"|esposa|hija|hijo|mãe|pai|irmã|irmão|marido|filha|filho|Mutter|Vater|Schwester|Bruder|Tochter|Sohn)\b",
     re.IGNORECASE,
 )
-_SELF_TOO = lazy(r"\b(?:I|I'm|I've|me|we|we're)\b|我(?!的)")
+# In any case: "THEY OFFERED ME A CONTRACT" is shouted, and says what happened to the speaker.
+_SELF_TOO = lazy(r"\b(?:I|I'm|I've|me|we|we're)\b|我(?!的)", re.IGNORECASE)
 
 
 def someone_else(text: str) -> str | None:

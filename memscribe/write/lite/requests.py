@@ -221,9 +221,11 @@ def day_in_month(correction: Correction, text: str) -> tuple[str, str] | None:
 
 
 # "we're in wellington not auckland", "its ADAEZE not adaze", "it's the 17th not the 14th 🤦": a value put right in
-# passing, inside a longer sentence. The value meant is as many words as the one it replaces, right before "not".
+# passing, inside a longer sentence. The value meant is as many words as the one it replaces, right before "not"
+# or before a word that only sets it against the old one ("chapel allerton this time not hyde park").
 _IN_PASSING = lazy(
-    r"(?<![\w'-])(?P<new>(?:[^\W_][\w'-]*\s+){0,2}[^\W_][\w'-]*),?\s+not\s+(?P<old>(?:the\s+)?[^\W_][\w'-]*"
+    r"(?<![\w'-])(?P<new>(?:[^\W_][\w'-]*\s+){0,2}[^\W_][\w'-]*)(?:\s+(?:this time|instead|now|actually|tho"
+    r"|though|lol))?,?\s+not\s+(?P<old>(?:the\s+)?[^\W_][\w'-]*"
     r"(?:\s+[^\W_][\w'-]*){0,2}?)" + CLOSES_CLAUSE,
     re.IGNORECASE,
 )

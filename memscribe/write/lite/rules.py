@@ -104,6 +104,8 @@ S, M = True, False
 # Words that end a lowercase name: "kaiser the week before", "kaiser last week", "kaiser and".
 _NOT_NAME_WORD = r"(?:the|a|an|last|next|this|on|in|at|for|and|but|so|to|today|yesterday|now|week|since)\b"
 _CAP = "(?-i:[A-Z])"  # a proper noun must start here: "joined Google", not "joined a gym"
+# An organisation's name, after the article some take: "joined the BBC", "got hired by the NHS".
+_ORG = r"(?:the\s+)?(?P<v>" + _CAP + _NP + ")"
 
 
 # fmt: off
@@ -135,17 +137,17 @@ STATE_RULES: tuple[Rule, ...] = (
           r"|got a job with|landed a job at|accepted an offer from|accepted a job at|took a job at|hired by"
           r"|hired at|employed by|employed at|started my new job at|started a new job at|got a new job at"
           r"|poached by|recruited by|got poached by|got recruited by)\s+"
-          r"(?P<v>" + _CAP + _NP + ")", value_employer, single=S, past_ok=True),
+          + _ORG, value_employer, single=S, past_ok=True),
     # typed in lowercase: a name all the same when the sentence speaks of work ("started at kaiser, the commute …")
     _rule("employer", r"{AUX}(?:joined|started at|starting at|start at|started working at|got a job at|took a job at)"
           r"\s+(?!(?:the|a|an|my|our|this|that|some|home|work|school|\d)\b)"
           r"(?P<v>(?-i:[a-z])[\w&'-]*(?:\s+(?!" + _NOT_NAME_WORD + r")(?-i:[a-z])[\w&'-]*)?)"
           r"(?=[^.!?]*\b(?:job|work|career|office|company|team|commute|onboarding|shift|coworkers|colleagues|boss"
           r"|manager|first day|first week)\b)", value_employer, single=S, past_ok=True),
-    _rule("employer", r"my (?:new )?(?:job|position|role) (?:is )?(?:at|with)\s+(?P<v>" + _CAP + _NP + ")",
+    _rule("employer", r"my (?:new )?(?:job|position|role) (?:is )?(?:at|with)\s+" + _ORG,
           single=S),
-    _rule("employer", r"{AUX}(?:a|an)\s+(?:[\w-]+\s+){0,3}(?:" + _JOBS + r")\s+(?:at|for|with)\s+"
-          r"(?P<v>" + _CAP + _NP + ")", single=S, copula=True),
+    _rule("employer", r"{AUX}(?:a|an)\s+(?:[\w-]+\s+){0,3}(?:" + _JOBS + r")\s+(?:at|for|with)\s+" + _ORG,
+          single=S, copula=True),
     _rule("job_title", r"{AUX}(?:work|works|working)\s+as\s+(?:a |an )?(?P<v>" + _NP + ")", value_job,
           single=S),
     _rule("job_title", r"{AUX}(?:work|works|working|started working|started|joined|work full-time"
@@ -253,15 +255,17 @@ STATE_RULES: tuple[Rule, ...] = (
     # everyday phrasings of the same facts
     _rule("residence", r"{AUX}(?:packed up and |finally )?(?:moved|relocated)\s+(?:back\s+)?to\s+(?P<v>" + _CAP
           + _NP + ")", value_place, single=S, past_ok=True),
-    _rule("employer", r"{AUX}(?:have|has|got|landed) a (?:new )?job (?:at|with)\s+(?P<v>" + _CAP + _NP + ")",
+    # "got the job at the BBC", "landed a role with Arup", "accepted the position at Deloitte"
+    _rule("employer", r"{AUX}(?:have|has|got|landed|took|accepted|scored) (?:a|the) (?:new )?(?:job|role|position)"
+          r" (?:at|with)\s+" + _ORG,
           value_employer, single=S, past_ok=True),
-    _rule("employer", r"{AUX}(?:got |just got )?hired (?:at|by)\s+(?P<v>" + _CAP + _NP + ")", value_employer,
+    _rule("employer", r"{AUX}(?:got |just got )?hired (?:at|by)\s+" + _ORG, value_employer,
           single=S, past_ok=True),
     _rule("employer", r"{AUX}(?:switched|changed) jobs,? and (?:am|is|are) (?:now )?(?:at|with)\s+(?P<v>" + _CAP
           + _NP + ")", value_employer, single=S, past_ok=True),
     _rule("employer", r"{AUX}been (?:at|with)\s+(?P<v>" + _CAP + r"[\w&.'-]*(?:\s+" + _CAP + r"[\w&.'-]*)?)"
           r"\s+(?=for\b|since\b)(?!" + _SHORT_SPAN + ")", value_employer, single=S),
-    _rule("employer", r"my (?:current |new )?employer is\s+(?P<v>" + _CAP + _NP + ")", value_employer, single=S),
+    _rule("employer", r"my (?:current |new )?employer is\s+" + _ORG, value_employer, single=S),
     _rule("job_title", r"{AUX}(?:switched careers|changed careers|retrained)(?:,? and)?\s+(?:now\s+)?"
           r"(?:work as|am|is|are)\s+(?:now\s+)?(?:a |an )?(?P<v>" + _NP + ")", value_job, single=S, past_ok=True),
     _rule("relationship_status", r"{AUX}(?P<v>dating)(?=\s*(?:$|[,.!;]|now\b|again\b|at the moment\b))",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from memscribe.core.text import EMOJI
 from memscribe.write.lite.lazy import lazy
 from memscribe.write.lite.lexicon import CONDITIONS, JOB_HEADS, LANGUAGES, NOT_NAMES, PETS, RELATIONS, words
 
@@ -35,7 +36,8 @@ _CUT = lazy(
     r"|(?<!\s)\s+(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of|several)\s+"
     r"(?:minute|hour|day|night|week|month|year)s?\b"
     # a time resolved before values are read: "started at Monzo the week before 10 September 2024"
-    r"|(?<!\s)\s+the\s+(?:week|weekend|day|month|year)\s+(?:before|after|of)\b",
+    r"|(?<!\s)\s+the\s+(?:week|weekend|day|month|year)\s+(?:before|after|of)\b"
+    r"|\s*" + EMOJI,  # "got the job at Arup 🎉"
     re.IGNORECASE,
 )
 # "new" goes only in lower case: "a new car", but "New York".

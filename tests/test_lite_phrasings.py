@@ -1,0 +1,51 @@
+"""Ways people say things that the lite writer reads alike: an organisation after "the", a value set against
+the old one with a word between, a message typed in capitals."""
+
+from __future__ import annotations
+
+from test_lite_support import ListCandidates, at, say
+
+from memscribe.write.lite.language import someone_else
+from memscribe.write.lite.requests import Correction, parse_embedded_correction
+
+
+def _facts(store: ListCandidates) -> set[tuple[str, str | None, str | None]]:
+    return {(r.subject, r.slot, r.value) for r in store._current() if r.slot}
+
+
+def test_an_employer_named_with_the_article_is_an_employer() -> None:
+    for said, value in (("I got a job at the BBC", "bbc"), ("I joined the NHS in march", "nhs"),
+                        ("just got hired by the World Bank!!", "world bank"),
+                        ("I got the job at Arup 🎉", "arup"), ("finally accepted the position at Deloitte", "deloitte")):  # fmt: skip
+        store = ListCandidates()
+        say(store, said, at(2024, 3, 5))
+        assert ("user", "user/employer", value) in _facts(store), said
+    store = ListCandidates()
+    say(store, "I joined the gym last week", at(2024, 3, 5))
+    assert not any(slot == "user/employer" for _, slot, _ in _facts(store))
+
+
+def test_a_partners_new_job_is_theirs() -> None:
+    store = ListCandidates()
+    say(store, "my husband Tom got the job at the BBC in Salford!!! he starts in May", at(2023, 4, 4))
+    facts = _facts(store)
+    assert ("tom", "tom/employer", "bbc") in facts and ("user", "user/partner", "tom") in facts
+    assert not any(slot == "user/employer" for _, slot, _ in facts)
+
+
+def test_a_value_set_against_the_old_one_with_a_word_between_is_put_right() -> None:
+    fixed = parse_embedded_correction("back in leeds, chapel allerton this time not hyde park, too old for it")
+    assert fixed == Correction("chapel allerton", "hyde park")
+    assert parse_embedded_correction("we're in wellington now not auckland") == Correction("wellington", "auckland")
+    store = ListCandidates()
+    say(store, "I live in leeds, hyde park", at(2023, 1, 5))
+    say(store, "ok did it lol. back in leeds, chapel allerton this time not hyde park 😂 new flat has a bath!!",
+        at(2023, 6, 5))  # fmt: skip
+    texts = " | ".join(r.text for r in store._current())
+    assert "chapel allerton" in texts and "this time" not in texts.replace("allerton this time", "")
+
+
+def test_a_message_in_capitals_is_read_as_the_speakers_own() -> None:
+    assert someone_else("THEY OFFERED ME A FULL-TIME CONTRACT") is None
+    assert someone_else("they called and i'm starting monday") is None
+    assert someone_else("they moved to Leeds last year") == "someone"
