@@ -49,3 +49,20 @@ def test_a_message_in_capitals_is_read_as_the_speakers_own() -> None:
     assert someone_else("THEY OFFERED ME A FULL-TIME CONTRACT") is None
     assert someone_else("they called and i'm starting monday") is None
     assert someone_else("they moved to Leeds last year") == "someone"
+
+
+def test_an_address_is_known_by_its_shape_and_forgotten_by_its_name() -> None:
+    from memscribe.read.topics import shaped_topics
+
+    for said in ("new one is 17 Alder Crescent, Hove, BN3 7QX.", "1420 Oak Lane, Portland, OR 97214",
+                 "Hauptstraße 12, Berlin", "我住在南京西路1266号", "send it to M5V 2T6 please"):  # fmt: skip
+        assert "address" in shaped_topics(said), said
+    for said in ("I scored 10 in the DE 12345 test", "the M4 was jammed", "I take 50 mg of it"):
+        assert "address" not in shaped_topics(said), said
+    store = ListCandidates()
+    say(store, "new one is 17 Alder Crescent, Hove, BN3 7QX. me and my cat Biscuit finally have a garden 🐈",
+        at(2023, 6, 5))  # fmt: skip
+    say(store, "pls forget my actual street address, i shouldnt have typed it. you can keep that i live in hove tho",
+        at(2023, 8, 10))  # fmt: skip
+    texts = " | ".join(r.text for r in store._current())
+    assert "Alder" not in texts and "7QX" not in texts and "Biscuit" in texts

@@ -139,7 +139,13 @@ _SHAPES = (
         "address",
         re.compile(
             r"\b\d{1,5}[a-z]?,? (?:[A-Z][\w'-]+ ){1,3}(?:Lane|Street|St|Road|Rd|Avenue|Ave|Drive|Dr|Way|Court|Ct"
-            r"|Place|Pl|Boulevard|Blvd|Terrace|Close)\b|\b(?:Rua|Calle|Avenida|Rue|Via|Straße|Strasse)\s+\w+"
+            r"|Place|Pl|Boulevard|Blvd|Terrace|Close|Crescent|Cres|Grove|Gardens|Mews|Row|Square|Sq|Parade|Walk"
+            r"|Hill|Highway|Hwy|Parkway|Pkwy|Circle|Cir|Trail|Rise)\b"
+            r"|\b(?:Rua|Calle|Carrer|Avenida|Travessa|Rue|Allée|Chemin|Via|Straße|Strasse)\s+\w+"
+            r"|\b[A-Z][a-zäöü]+(?:straße|strasse|weg|gasse|platz|allee) \d{1,4}\b"  # Hauptstraße 12
+            # a postcode: "BN3 7QX" (UK), "Portland, OR 97214" (US), "M5V 2T6" (Canada); 路/街 and a number (CJK)
+            r"|\b[A-Z]{1,2}\d[A-Z\d]? \d[A-Z]{2}\b|(?<=, )[A-Z]{2} \d{5}(?:-\d{4})?\b|\b[A-Z]\d[A-Z] \d[A-Z]\d\b"
+            r"|[\u4e00-\u9fff](?:路|街|大道)\d{1,5}号"
         ),
     ),
     ("health", re.compile(r"\b\d+\s?(?:mg|mcg|ml)\b", re.IGNORECASE)),
