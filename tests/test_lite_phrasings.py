@@ -66,3 +66,24 @@ def test_an_address_is_known_by_its_shape_and_forgotten_by_its_name() -> None:
         at(2023, 8, 10))  # fmt: skip
     texts = " | ".join(r.text for r in store._current())
     assert "Alder" not in texts and "7QX" not in texts and "Biscuit" in texts
+
+
+def test_rather_that_was_not_saved_is_a_forget_request_in_each_language() -> None:
+    from memscribe.write.lite.requests import parse_forget
+
+    for said in ("Prefiro que isso não fique salvo em lugar nenhum por enquanto.", "i'd rather that wasn't saved tbh",
+                 "prefiero que eso no quede guardado", "je préfère que ça ne soit pas enregistré"):  # fmt: skip
+        assert parse_forget(said) == "that", said
+    for said in ("I'd prefer that it rains", "prefiro que isso não seja um problema", "I'd rather stay in tonight"):
+        assert parse_forget(said) is None, said
+    store = ListCandidates()
+    say(store, "Tô grávida de 10 semanas 🥹 ainda não contei pra ninguém. Prefiro que isso não fique salvo.",
+        at(2023, 4, 11))  # fmt: skip
+    assert not any("grávida" in r.text for r in store._current())
+
+
+def test_forget_that_at_the_end_of_a_message_takes_back_what_the_message_said() -> None:
+    store = ListCandidates()
+    say(store, "my sister lives in leeds", at(2023, 4, 1))
+    say(store, "I'm 10 weeks pregnant 🥹 haven't told anyone at work yet. please forget that.", at(2023, 4, 11))
+    assert [r.text for r in store._current()] == ["my sister lives in leeds"]

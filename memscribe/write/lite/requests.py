@@ -79,6 +79,11 @@ _FORGETS = tuple(
         r"|je ne veux pas que tu \w+\s+)(?P<topic>that|this|it|isso|isto|eso|esto|ça|cela)\s+"
         r"(?:saved|stored|kept|remembered|written down|on record|salvo|guardado|anotado|guardes)\b.*$",
         r"^ich (?:will|möchte) (?P<topic>das|dies) nicht (?:gespeichert|gemerkt|notiert)\b.*$",
+        # "i'd rather that wasn't saved", "prefiro que isso não fique salvo", "je préfère que ça ne soit pas gardé"
+        r"^(?:i'?d (?:prefer|rather)(?: if| that)?|i would (?:prefer|rather)(?: if| that)?|prefiro que|prefiero que"
+        r"|je préfère que)\s+(?P<topic>that|this|it|isso|isto|eso|esto|ça|cela)\s+(?:(?:is|was|were)n'?t|not be"
+        r"|não (?:fique|seja)|no (?:quede|se guarde|sea)|ne soit pas)\s+(?:saved|stored|kept|remembered|on record"
+        r"|salv[oa]|guardad[oa]|registrad[oa]|anotad[oa]|enregistrée?|gardée?|sauvegardée?)\b.*$",
     )
 )
 # A forget request may follow a short lead clause: "hey so kind of a weird one, can you forget the medication

@@ -24,11 +24,13 @@ from memscribe.write.lite.requests import Correction, day_in_month, forget_attri
 from memscribe.write.lite.segment import split_sentences
 from memscribe.write.lite.slots import Fact
 
-__all__ = ["Reviser"]
+__all__ = ["POINTERS", "Reviser"]
 
 # Topics narrow enough that a forget request naming one covers every memory on it.
 _NARROW_TOPICS = frozenset({"phone", "address", "money", "health", "birthday"})
-_THAT = frozenset({"that", "this", "what i said", "what i just said", "that last part", "the last thing", "those"})
+# Forget topics that only point back at what was just said.
+POINTERS = frozenset({"that", "this", "what i said", "what i just said", "that last part", "the last thing", "those",
+                   "isso", "isto", "eso", "esto", "ça", "cela", "das", "dies"})  # fmt: skip
 
 
 _ORDINAL = r"\d+(?:st|nd|rd|th)?"
@@ -62,7 +64,7 @@ class Reviser:
 
     def forget(self, topic: str, speaker: str, topic_facts: list[Fact], at: datetime) -> None:
         """DELETE every stored memory of ``speaker`` the topic names; drop pending ones of this episode."""
-        if topic.lower() in _THAT:
+        if topic.lower() in POINTERS:
             for entry in reversed(self.ledger.pending()):
                 if entry.speaker == speaker:
                     entry.alive = False

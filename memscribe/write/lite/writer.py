@@ -41,7 +41,7 @@ from memscribe.write.lite.requests import (
 )
 from memscribe.write.lite.residue import drop_old_values
 from memscribe.write.lite.retime import complete_days, resolve_by_clause
-from memscribe.write.lite.revise import Reviser
+from memscribe.write.lite.revise import POINTERS, Reviser
 from memscribe.write.lite.schedule import moved_days
 from memscribe.write.lite.segment import Statement, Unit, group_units, segment_episode, split_sentences
 from memscribe.write.lite.slots import Fact, FactKind, extract_facts, first_verb, resolve_fact
@@ -170,6 +170,7 @@ class _EpisodeRun:
         self.forgot_in = -1  # the message of the last forget request
         self.put_right: list[str] = []  # values the episode corrected in passing ("its ADAEZE not adaze")
         self.names: dict[str, bool] = {}  # lowercase words looked up as people named before
+        self.unit_said: list[_Kept] = []  # the readings of the unit being considered, so far
 
     def named_before(self, word: str) -> bool:
         """Whether ``word`` names a person in what was said before: after a relation ("my brother kofi, he's
@@ -208,6 +209,7 @@ class _EpisodeRun:
         wish or a condition apart from what is a fact, so that a what-if never reads as the current value."""
         requests: set[int] = set()
         readings: list[_Kept] = []
+        self.unit_said = readings  # what "forget that" takes back when it closes the unit's own words
         for st in unit.statements:
             refs.at_message(st.message_index)
             if st.message_index != self.message:
@@ -436,6 +438,9 @@ class _EpisodeRun:
         if topic.lower() == "that" and self.forgot_in == st.message_index:
             return  # "esquece aquilo do meu aniversário. não quero isso salvo": the same request, said again
         self.forgot_in = st.message_index
+        if topic.lower() in POINTERS and self.unit_said:
+            self.unit_said.clear()  # "I'm pregnant, haven't told anyone. please forget that": what was just said
+            return
         if _PRONOUN_TOPIC.match(topic.strip()) and (name := self._named_before(st)) is not None:
             topic = name  # "jake and I broke up. please just forget about him"
         facts: list[Fact] = []
