@@ -87,3 +87,9 @@ def test_forget_that_at_the_end_of_a_message_takes_back_what_the_message_said() 
     say(store, "my sister lives in leeds", at(2023, 4, 1))
     say(store, "I'm 10 weeks pregnant 🥹 haven't told anyone at work yet. please forget that.", at(2023, 4, 11))
     assert [r.text for r in store._current()] == ["my sister lives in leeds"]
+
+
+def test_a_cue_word_with_an_s_after_its_apostrophe_is_still_the_cue() -> None:
+    from memscribe.read.topics import topics_of
+
+    assert "hobby" in topics_of("new schedule: gym's in the evenings after work now")

@@ -276,6 +276,8 @@ def _word_topics(word: str) -> frozenset[str]:
     if word not in exact and word[:1].isdigit() and (unit := word.lstrip("0123456789.,")):
         word = unit  # a number and its unit in one word: "88kg" is about what "kg" is about ("5k" is a race)
     found = exact.get(word, frozenset())
+    if not found and word[-2:] in ("'s", "’s"):  # "gym's in the evenings now", "the dentist's on friday"
+        return _word_topics(word[:-2])
     if not found and len(word) > 3 and word.endswith("s"):
         # A plural of a cue ("americanos", "kittens", "scooters"), where the plural is still the same thing:
         # "dates" are days as much as evenings out, "moves" a dancer's as much as a household's.
