@@ -93,3 +93,16 @@ def test_a_cue_word_with_an_s_after_its_apostrophe_is_still_the_cue() -> None:
     from memscribe.read.topics import topics_of
 
     assert "hobby" in topics_of("new schedule: gym's in the evenings after work now")
+
+
+def test_where_one_is_based_or_found_a_room_is_where_one_lives() -> None:
+    for said, value in (("ciao! based in turin, I fix bikes at a little shop", "turin"),
+                        ("now based in Leeds", "leeds"), ("already found a WG room in neukölln.", "neukölln"),
+                        ("got a tiny studio in Brixton", "brixton")):  # fmt: skip
+        store = ListCandidates()
+        say(store, said, at(2024, 3, 5))
+        assert ("user", "user/residence", value) in _facts(store), said
+    for said in ("I found a place in Paris for the trip", "based on your advice I'll go"):
+        store = ListCandidates()
+        say(store, said, at(2024, 3, 5))
+        assert not any(slot == "user/residence" for _, slot, _ in _facts(store)), said

@@ -113,11 +113,12 @@ class Referents:
 # Chat drops the subject: "Gonna check out career options", "Just got back from Paris".
 _DROPPED_SUBJECT = lazy(
     r"^(?P<verb>gonna|wanna|going to|planning to|planning on|hoping to|trying to|thinking about|thinking of"
-    r"|just|finally|recently|went|got|moved|started|bought|adopted|visited|been|had|love|loved|spent|finished"
+    r"|just|finally|recently|already|went|got|moved|started|bought|adopted|visited|been|had|love|loved|spent|finished"
     r"|made|took|tried|joined|quit|signed up|handed in|gave notice|going(?= freelance)|sold|lost my|left my"
     r"|living|staying|working|renting|dating|studying|teaching|gave up|stopped|switched|ditched|dumped"
     r"|broke up|retired|graduated|passed|failed|changed|swapped|traded|picked up|took up|upped"
-    r"|still(?=\s+(?:\w+ing|at|in|with|into|obsessed|single|dating|married|engaged|\d+)\b))\b",
+    r"|still(?=\s+(?:\w+ing|at|in|with|into|obsessed|single|dating|married|engaged|\d+)\b)"
+    r"|(?:now |currently )?(?:based|settled)(?=\s+(?:in|out of)\b)|originally(?=\s+from\b))\b",
     re.IGNORECASE,
 )
 _PROGRESSIVE_DROP = {"gonna": "I am going to", "wanna": "I want to"}
@@ -131,7 +132,8 @@ def restore_subject(text: str) -> str:
     verb = match.group("verb").lower()
     if verb in _PROGRESSIVE_DROP:
         return _PROGRESSIVE_DROP[verb] + text[match.end() :]
-    if verb.endswith("ing") or verb.startswith(("going", "planning", "hoping", "trying", "thinking", "still")):
+    if verb.endswith("ing") or verb.startswith(("going", "planning", "hoping", "trying", "thinking", "still", "now",
+                                                "currently", "based", "settled", "originally")):
         return "I am " + text[0].lower() + text[1:]
     return "I " + text[0].lower() + text[1:]
 

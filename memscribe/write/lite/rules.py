@@ -120,8 +120,11 @@ STATE_RULES: tuple[Rule, ...] = (
           single=S, copula=True),
     _rule("residence", r"my (?:home|house|apartment|flat|place) is in\s+(?P<v>" + _NP + ")", value_place,
           single=S),
-    _rule("residence", r"{AUX}(?:bought|rented|rent|own|rents|owns)\s+(?:a |an )?(?:new )?(?:house|home"
-          r"|apartment|flat|condo)\s+in\s+(?P<v>" + _NP + ")", value_place, single=S, past_ok=True),
+    # "bought a house in Leeds", "already found a WG room in neukölln", "got a tiny studio in Brixton"
+    _rule("residence", r"{AUX}(?:bought|rented|rent|own|rents|owns|found|got|signed for|moved into)\s+(?:a |an )?"
+          r"(?:new |little |tiny |nice |shared |[\w-]+-bed(?:room)? |WG )?(?:house|home|apartment|flat|condo|room"
+          r"|studio|place)\s+in\s+(?![^.!?]*\b(?:trip|holiday|vacation|weekend|week|nights?|stay|visit|conference"
+          r"|festival|airbnb)\b)(?P<v>" + _NP + ")", value_place, single=S, past_ok=True),
     _rule("hometown", r"{AUX}(?:originally\s+)?from\s+(?P<v>" + _CAP + _NP + ")", value_place, single=S,
           past_ok=True, copula=True),
     _rule("hometown", r"{AUX}(?:grew up|was born|were born|was raised|were raised)\s+in\s+(?P<v>" + _NP + ")",
