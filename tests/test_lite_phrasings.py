@@ -106,3 +106,18 @@ def test_where_one_is_based_or_found_a_room_is_where_one_lives() -> None:
         store = ListCandidates()
         say(store, said, at(2024, 3, 5))
         assert not any(slot == "user/residence" for _, slot, _ in _facts(store)), said
+
+
+def test_what_the_old_time_or_thing_was_is_left_out_beside_what_is_now() -> None:
+    from memscribe.write.lite.residue import drop_old_values
+
+    older = ["gym mornings before work at 6:30"]
+    said = "new year new schedule: gym's in the evenings after work now, the 6:30am thing was destroying me lol."
+    assert drop_old_values(said, older, older, older) == "new year new schedule: gym's in the evenings after work now."
+    older = ["my 2014 VW Golf failed its MOT again 🙃 £900 of work."]
+    said = "sold the golf for £3.2k (failed MOT and all lol) and picked up a used Tesla Model 3 ⚡ how do chargers work"
+    # the price is no new value, the aside goes with its clause, a number's decimal point ends no clause
+    assert drop_old_values(said, older, older, older) == "picked up a used Tesla Model 3 ⚡ how do chargers work"
+    older = ["my 2014 fiesta failed its MOT"]
+    said = "did it!! sold the fiesta for £2.1k and picked up a 2020 kia e-niro this morning, blue, 27k miles"
+    assert drop_old_values(said, older, older, older) == "did it!! picked up a 2020 kia e-niro this morning, blue, 27k miles"

@@ -32,7 +32,7 @@ _CHANGE = lazy(
     r"|decreased|upped|lowered|reduced|doubled|halved|tapered|dropped|went up|went down|renewed|dropped to"
     r"|up to|down to|passed|graduated|made|bumped|appointed"
     r"|named|elevated|stepped up|took over|taken over|takes over|signed|closed on|anymore|replaced|dethroned|gone"
-    r"|no more|these days"
+    r"|no more|these days|picked up an?|got myself|treated myself to"
     r"|renamed|rebranded|first day (?:at|of|in)|" + _NOTICE +
     r"|move(?:'s| is| was| has been) (?:done|over|finished|complete|official)|(?:finished|done) moving)\b"
     r"|搬到|搬去|搬家|现在|换了|换成|跳槽|入职|离职|辞职|升职|晋升|改成|改为|开始|已经|终于|不再|回到|涨|变成"

@@ -25,11 +25,12 @@ __all__ = ["drop_old_values", "ended_values", "still_holds"]
 
 # Clause boundaries: punctuation, dashes, arrows, and "and"/"but"/"so" that open a new clause.
 _BOUNDARY = lazy(
-    r"((?<!\s)\s*(?:[,;:!?.。，；！？、]+|\s[—–-]+\s|→|->|\s\((?=\w)|\)\s?)\s*"
+    r"((?<!\s)\s*(?:(?:[;!?。，；！？、]|(?<!\d)[,.:]|[,.:](?!\d))+|\s[—–-]+\s|→|->|\s\((?=\w)|\)\s?)\s*"
     r"|(?<!\s)\s+(?:but|so|and|AND|though|although|while|whereas)\s+(?=(?:i|i'm|i've|we|we're|my|our|it|it's|the|he|she"
     r"|they|now|then|that|this|there)\b)"
     r"|(?<!\s)\s+(?:but|so|though)\s+"
-    r"|(?<!\s)\s+and\s+(?=(?:switched|moved|started|joined|went|took up|changed|now)\b))",
+    r"|(?<!\s)\s+and\s+(?=(?:switched|moved|started|joined|went|took up|changed|now|picked up|bought|got|adopted"
+    r"|found|signed)\b))",
     re.IGNORECASE,
 )
 # What says a value stopped holding, inside one clause.
@@ -45,6 +46,7 @@ _DATE = lazy(
     r"\b(?:on |in |since )?(?:\d{1,2} )?(?:January|February|March|April|May|June|July|August|September|October"
     r"|November|December)(?: \d{1,2})?(?:,? (?:19|20)\d{2})?\b|\b\d{4}-\d{2}-\d{2}\b"
 )
+_MONEY = lazy(r"[£$€¥]\s?\d[\d,.]*k?\b|\b\d[\d,.]*\s?(?:k|grand|quid|bucks|euros?|dollars?|pounds?)\b", re.I)
 _WAS = lazy(r"\b(?:was|were|used to be)\b", re.IGNORECASE)
 _NOW = lazy(
     r"\bnow\b(?! that)|\b(?:we|I|everyone) (?:call|calls|are calling|started calling) (?:him|her|it|them)\b"
@@ -57,7 +59,7 @@ _CAPITALISED = re.compile(r"\b[A-Z][\w'-]+")
 # Where what ended gives way to what comes next: "switched from violin to cello", "sold the civic to a neighbour".
 _ONWARD = re.compile(r"(?<!\s)\s+(?:to|into|for)\s+", re.IGNORECASE)  # a blank run tried from its start only
 _PLACED = lazy(r"\b(?:in|at|from|for|with|near|to)\s+(?:the\s+)?([^\W\d_]{4,})")
-_LEADING = lazy(r"^(?:but|though|although|while|whereas)\b[\s,]*", re.IGNORECASE)
+_LEADING = lazy(r"^(?:but|though|although|while|whereas|and)\b[\s,]*", re.IGNORECASE)
 _WEAK = frozenset(
     {
         "like",
@@ -91,10 +93,20 @@ _WEAK = frozenset(
 )
 
 
+# A time of day, one spelling for each: "6:30am", "6.30" and "6:30" are "6:30"; "6am" is "6:00".
+_CLOCK = lazy(r"\b(?P<h>\d{1,2})(?:[:.](?P<m>\d{2}))?\s?(?P<ap>am|pm)?\b", re.IGNORECASE)
+
+
+def _times(clause: str) -> set[str]:
+    return {f"{m.group('h')}:{m.group('m') or '00'}" for m in _CLOCK.finditer(clause) if m.group("m") or m.group("ap")}
+
+
 def _marks(clause: str) -> set[str]:
-    """The words of a clause that can name a value: content words, and CJK character pairs."""
-    words = {w for w in content_tokens(_QUOTES.sub(" ", clause)) if w not in _WEAK and len(w) >= 3}
-    return words | (cjk_pairs(clause) if has_cjk(clause) else set())
+    """The words of a clause that can name a value: content words, times of day and CJK character pairs."""
+    times = _times(clause)
+    plain = _CLOCK.sub(lambda m: " " if m.group("m") or m.group("ap") else m.group(0), clause) if times else clause
+    words = {w for w in content_tokens(_QUOTES.sub(" ", plain)) if w not in _WEAK and len(w) >= 3}
+    return words | times | (cjk_pairs(clause) if has_cjk(clause) else set())
 
 
 def _pieces(text: str) -> list[tuple[str, str]]:
@@ -155,14 +167,19 @@ def drop_old_values(text: str, on_topic: Iterable[str], others: Iterable[str] = 
         ):
             replaced.add(i)  # "my starter was called Doughnald but ... he's Bread Pitt now": what it was
             continue
-        undated = _marks(_DATE.sub(" ", clause))  # when it ended is no new value: "last day at X was on 28 April"
-        if not _ENDED.search(clause) or any(ch.isdigit() for w in undated - held for ch in w):
+        # when it ended or what it fetched is no new value: "last day at X was on 28 April", "sold it for £3.2k"
+        undated = _marks(_MONEY.sub(" ", _DATE.sub(" ", clause)))
+        # "gym's in the evenings now, the 6:30am thing was destroying me": what was, beside what is now
+        was = _WAS.search(clause) is not None and any(_NOW.search(p) for j, (p, _) in enumerate(pieces) if j != i)
+        if not (_ENDED.search(clause) or was) or any(ch.isdigit() for w in undated - held for ch in w):
             continue  # no end said, or a new number said with it
         elsewhere = set().union(*(m for j, m in enumerate(marks) if j != i))
         known = owned if ends(clause) or _OVER.search(clause) else held
         if (marks[i] & known) - elsewhere:
             dropped.add(i)
     dropped |= _ended_in_passing(pieces, marks, dropped | replaced)
+    # "sold the golf for £3.2k (failed MOT and all lol)": an aside goes with the clause it follows
+    dropped |= {i + 1 for i in dropped if pieces[i][1].strip() == "(" and pieces[i + 1][1].strip().startswith(")")}
     kept = [i for i in range(len(pieces)) if i not in dropped | replaced]
     if not (dropped | replaced) or not any(marks[i] - owned for i in kept if marks[i]):
         return text  # nothing to leave out, or nothing new would be left: keep the statement whole
