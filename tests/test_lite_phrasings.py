@@ -121,3 +121,11 @@ def test_what_the_old_time_or_thing_was_is_left_out_beside_what_is_now() -> None
     older = ["my 2014 fiesta failed its MOT"]
     said = "did it!! sold the fiesta for £2.1k and picked up a 2020 kia e-niro this morning, blue, 27k miles"
     assert drop_old_values(said, older, older, older) == "did it!! picked up a 2020 kia e-niro this morning, blue, 27k miles"
+
+
+def test_a_year_of_study_is_about_education() -> None:
+    from memscribe.read.topics import topics_of
+
+    for said in ("sophomore mech e at purdue and thermo is destroying me", "my dissertation is due in may",
+                 "freshman year was rough"):  # fmt: skip
+        assert "education" in topics_of(said), said

@@ -82,7 +82,8 @@ _CUES: dict[str, tuple[str, str]] = {
     "education": (
         """school college university uni degree major minor semester class classes course courses
         student study studying studies transfer transferred graduate graduated graduation exam exams
-        thesis phd masters bachelor nursing program""",
+        thesis phd masters bachelor nursing program sophomore freshman fresher undergrad undergraduate postgrad
+        dissertation lecture lectures lecturer professor campus dorm coursework midterm midterms""",
         "学校 大学 读研 毕业 专业 考试 universidad université Universität Studium universidade",
     ),
     "vehicle": (
