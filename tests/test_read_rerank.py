@@ -264,3 +264,24 @@ def test_a_question_about_someone_s_occupation_wants_their_job_title_fact() -> N
                      slot="user/job_title", value="physio")  # fmt: skip
     assert _first("What does Lorcan do for a living?", [(visits, 0.42), (physio, 0.4)]) == physio.version_id
     assert topics_of("What does Lorcan do for a living?") == {"work"}
+
+
+def test_a_partners_naming_fact_says_nothing_of_the_speakers_own_work() -> None:
+    """"my husband Tom got the job at the BBC" is kept as the user's partner fact as well as his employer: as the
+    partner fact it is on the relationship only, so "Where does Hannah work?" finds her own job first."""
+    mine = record("I'm a pharmacist at Boots in Didsbury", slot="user/employer", value="boots", valid_from=at(2023, 1, 1))
+    told = "my husband Tom got the job at the BBC in Salford!!! he starts in May 2023."
+    naming = record(told, slot="user/partner", value="tom", valid_from=at(2023, 4, 1))
+    records = {mine.version_id: mine, naming.version_id: naming}
+    fused = [(naming.version_id, 0.033), (mine.version_id, 0.032)]
+    vector = {naming.version_id: 0.5, mine.version_id: 0.42}
+    out = rerank_hits("Where does Hannah work?", fused, records, {"user"}, vector, {})  # type: ignore[arg-type]
+    assert [vid for vid, _ in out] == [mine.version_id, naming.version_id]
+    # With the speaker in it, the partner fact is on what the words say: "Theo and I are moving in together".
+    ours = record("my boyfriend Theo and I are moving in together in June", slot="user/partner", value="theo")
+    alone = record("living alone for the first time at 29", valid_from=at(2022, 1, 1))
+    records = {ours.version_id: ours, alone.version_id: alone}
+    fused = [(alone.version_id, 0.033), (ours.version_id, 0.032)]
+    vector = {alone.version_id: 0.5, ours.version_id: 0.45}
+    out = rerank_hits("Who does Sebastian live with?", fused, records, {"user"}, vector, {})  # type: ignore[arg-type]
+    assert out[0][0] == ours.version_id

@@ -81,11 +81,19 @@ _ASKS_OCCUPATION = re.compile(
 )
 
 
+# A slot fact that only names who someone is to the speaker: "my wife Leona just handed in her notice at Deloitte"
+# is kept as the user's partner fact too, which says nothing of the user's own work (unless the speaker is in it).
+_NAMING_SLOTS = {"partner": frozenset({"relationship"})}
+
+
 def _topics(record: MemoryRecord, traits: Traits) -> frozenset[str]:
     found = record.metadata.get("topics")
     topics = frozenset(t for t in found if isinstance(t, str)) if isinstance(found, list) else traits.topics
     if record.slot is not None:
-        return topics | _SLOT_TOPICS.get(record.slot.rpartition("/")[2], frozenset())
+        attribute = record.slot.rpartition("/")[2]
+        if attribute in _NAMING_SLOTS and not traits.speaker_too:  # "my boyfriend Theo and I are moving in"
+            return _NAMING_SLOTS[attribute]
+        return topics | _SLOT_TOPICS.get(attribute, frozenset())
     return topics
 
 
