@@ -15,8 +15,8 @@ def _facts(store: ListCandidates) -> set[tuple[str, str | None, str | None]]:
 
 def test_an_employer_named_with_the_article_is_an_employer() -> None:
     for said, value in (("I got a job at the BBC", "bbc"), ("I joined the NHS in march", "nhs"),
-                        ("just got hired by the World Bank!!", "world bank"),
-                        ("I got the job at Arup 🎉", "arup"), ("finally accepted the position at Deloitte", "deloitte")):  # fmt: skip
+                        ("just got hired by the World Bank!!", "world bank"), ("I got the job at Arup 🎉", "arup"),
+                        ("finally accepted the position at Deloitte", "deloitte")):  # fmt: skip
         store = ListCandidates()
         say(store, said, at(2024, 3, 5))
         assert ("user", "user/employer", value) in _facts(store), said
@@ -120,7 +120,8 @@ def test_what_the_old_time_or_thing_was_is_left_out_beside_what_is_now() -> None
     assert drop_old_values(said, older, older, older) == "picked up a used Tesla Model 3 ⚡ how do chargers work"
     older = ["my 2014 fiesta failed its MOT"]
     said = "did it!! sold the fiesta for £2.1k and picked up a 2020 kia e-niro this morning, blue, 27k miles"
-    assert drop_old_values(said, older, older, older) == "did it!! picked up a 2020 kia e-niro this morning, blue, 27k miles"
+    kept = "did it!! picked up a 2020 kia e-niro this morning, blue, 27k miles"
+    assert drop_old_values(said, older, older, older) == kept
 
 
 def test_a_year_of_study_is_about_education() -> None:
