@@ -130,3 +130,12 @@ def test_a_year_of_study_is_about_education() -> None:
     for said in ("sophomore mech e at purdue and thermo is destroying me", "my dissertation is due in may",
                  "freshman year was rough"):  # fmt: skip
         assert "education" in topics_of(said), said
+
+
+def test_what_a_chinese_change_moved_from_is_left_out_of_the_current_text() -> None:
+    from memscribe.write.lite.writer import without_old_value
+
+    assert without_old_value("我老公刚从腾讯跳槽去华为了，工资涨了不少") == "我老公刚跳槽去华为了，工资涨了不少"
+    assert without_old_value("我从北京搬到成都了") == "我搬到成都了"
+    for said in ("从小到大我都喜欢猫", "我是从朋友那里听说的"):  # "from" that leaves nothing behind
+        assert without_old_value(said) == said

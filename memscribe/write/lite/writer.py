@@ -518,6 +518,9 @@ _FROM_TO = lazy(
     re.IGNORECASE,
 )
 
+# "我老公刚从腾讯跳槽去华为了", "我从北京搬到成都了": the place or company left, before the verb that leaves it.
+_CJK_FROM = lazy(r"从[^，。；！？、,.;!?\s从]{1,12}?(?=(?:跳槽|搬家?|换|转|调)[^，。；！？]{0,3}?(?:到|去|进|成))")
+
 
 _LEFT_FOR = lazy(
     r"\b(?P<verb>left|quit|ditched|leaving|quitting)\s+(?P<old>[^,.;!?]{1,40}?)\s+(?=for (?:a|an|the)\b"
@@ -564,13 +567,14 @@ def without_old_value(text: str) -> str:
     """ "switched from headspace to the Waking Up app" → "switched to the Waking Up app", "left X for a job at Y"
     → "left for a job at Y", "quit X and joined Y" → "quit and joined Y", "got out of X — we're in Y now" → "got
     out — we're in Y now", "I'm in aarhus, not copenhagen!" → "I'm in aarhus!", "overtaken X as my favourite" →
-    "overtaken as my favourite": the value that stopped holding is left out of the current memory (the words as
+    "overtaken as my favourite", "从腾讯跳槽去华为" → "跳槽去华为": the value that stopped holding is left out of the current memory (the words as
     said are kept beside it)."""
     text = _FROM_TO.sub(lambda m: f"{m.group('verb')}{m.group('up') or ''} ", text)
     text = _LEFT_PLACE.sub(lambda m: m.group("verb"), text)
     text = _DISPLACED.sub(lambda m: f"{m.group('verb')} ", text)
     text = _NOT_OLD.sub("", text)
     text = _NOT_FIRST.sub("", text)
+    text = _CJK_FROM.sub("", text) if has_cjk(text) else text
     return _LEFT_FOR.sub(_left, text)
 
 
