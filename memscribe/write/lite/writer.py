@@ -567,8 +567,8 @@ def without_old_value(text: str) -> str:
     """ "switched from headspace to the Waking Up app" → "switched to the Waking Up app", "left X for a job at Y"
     → "left for a job at Y", "quit X and joined Y" → "quit and joined Y", "got out of X — we're in Y now" → "got
     out — we're in Y now", "I'm in aarhus, not copenhagen!" → "I'm in aarhus!", "overtaken X as my favourite" →
-    "overtaken as my favourite", "从腾讯跳槽去华为" → "跳槽去华为": the value that stopped holding is left out of the current memory (the words as
-    said are kept beside it)."""
+    "overtaken as my favourite", "从腾讯跳槽去华为" → "跳槽去华为": the value that stopped holding is left out of the
+    current memory (the words as said are kept beside it)."""
     text = _FROM_TO.sub(lambda m: f"{m.group('verb')}{m.group('up') or ''} ", text)
     text = _LEFT_PLACE.sub(lambda m: m.group("verb"), text)
     text = _DISPLACED.sub(lambda m: f"{m.group('verb')} ", text)
