@@ -139,3 +139,14 @@ def test_what_a_chinese_change_moved_from_is_left_out_of_the_current_text() -> N
     assert without_old_value("我从北京搬到成都了") == "我搬到成都了"
     for said in ("从小到大我都喜欢猫", "我是从朋友那里听说的"):  # "from" that leaves nothing behind
         assert without_old_value(said) == said
+
+
+def test_a_favourite_said_without_my_or_with_where_it_holds_is_a_favourite() -> None:
+    for said, slot, value in (("fave restaurant in london is Dishoom, we go every birthday lol",
+                               "user/favorite_restaurant", "dishoom"),
+                              ("favourite band right now is Wet Leg", "user/favorite_band", "wet leg"),
+                              ("my go-to coffee at work is a flat white", "user/favorite_coffee", "a flat white")):  # fmt: skip
+        store = ListCandidates()
+        say(store, said, at(2024, 3, 5))
+        facts = _facts(store)
+        assert any(s == slot and (v or "").endswith(value.split()[-1]) for _, s, v in facts), (said, facts)

@@ -121,11 +121,14 @@ _DROPPED_SUBJECT = lazy(
     r"|(?:now |currently )?(?:based|settled)(?=\s+(?:in|out of)\b)|originally(?=\s+from\b))\b",
     re.IGNORECASE,
 )
+_DROPPED_MY = lazy(r"^(?:fave|fav|favou?rite|go-to)\s+[a-z]+(?:\s+[a-z]+){0,3}\s+(?:is|are)\b", re.IGNORECASE)
 _PROGRESSIVE_DROP = {"gonna": "I am going to", "wanna": "I want to"}
 
 
 def restore_subject(text: str) -> str:
     """Put back an "I" that chat left out, so the statement reads (and rewrites) as first person."""
+    if _DROPPED_MY.match(text):  # "fave restaurant in london is Dishoom"
+        return "my " + text[0].lower() + text[1:]
     match = _DROPPED_SUBJECT.match(text)
     if match is None:
         return text

@@ -235,8 +235,10 @@ STATE_RULES: tuple[Rule, ...] = (
     _rule("vehicle", r"{AUX}(?:drive|drives|driving|own|owns|bought|got|leased|purchased)\s+(?:a |an |my |the )?"
           r"(?:(?:new|used|brand new|second-hand|old|electric|red|blue|black|white)\s+)*(?P<v>(?:" + _BRAND
           + r")\b[\w -]{0,20}|(?:" + _VEHICLE + r")\b)", single=S, past_ok=True),
+    # the category without where it holds: "my fave restaurant in london is Dishoom" is a favourite restaurant
     _rule("favorite", r"my (?:all[- ]time |absolute |current |new )?(?:favou?rite|fave|fav|go-to)\s+(?P<x>[a-z]"
-          r"[a-z ]{1,25}?)\s+(?:is|are|has to be|would be|has always been|right now is|at the moment is)\s+"
+          r"[a-z ]{1,25}?)(?:\s+(?:in|at|on|for)\s+[\w' -]{1,25}?)?\s+(?:is|are|has to be|would be|has always been"
+          r"|right now is|at the moment is)\s+"
           r"(?P<v>" + _NP + ")", single=S),
     _rule("hobbies", r"my (?:favou?rite |new |latest )?(?:hobby|hobbies|pastime|pastimes|passion|passions) (?:is|are"
           r"|include|includes|would be)\s+(?P<v>" + _LIST + ")", value_hobby, single=M),
