@@ -142,10 +142,10 @@ def test_what_a_chinese_change_moved_from_is_left_out_of_the_current_text() -> N
 
 
 def test_a_favourite_said_without_my_or_with_where_it_holds_is_a_favourite() -> None:
-    for said, slot, value in (("fave restaurant in london is Dishoom, we go every birthday lol",
-                               "user/favorite_restaurant", "dishoom"),
-                              ("favourite band right now is Wet Leg", "user/favorite_band", "wet leg"),
-                              ("my go-to coffee at work is a flat white", "user/favorite_coffee", "a flat white")):  # fmt: skip
+    said_as = (("fave restaurant in london is Dishoom, we go every birthday", "user/favorite_restaurant", "dishoom"),
+               ("favourite band right now is Wet Leg", "user/favorite_band", "wet leg"),
+               ("my go-to coffee at work is a flat white", "user/favorite_coffee", "a flat white"))
+    for said, slot, value in said_as:
         store = ListCandidates()
         say(store, said, at(2024, 3, 5))
         facts = _facts(store)
