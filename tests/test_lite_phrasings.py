@@ -150,3 +150,27 @@ def test_a_favourite_said_without_my_or_with_where_it_holds_is_a_favourite() -> 
         say(store, said, at(2024, 3, 5))
         facts = _facts(store)
         assert any(s == slot and (v or "").endswith(value.split()[-1]) for _, s, v in facts), (said, facts)
+
+
+def test_a_chinese_statement_closed_by_a_space_before_its_question_is_kept() -> None:
+    from memscribe.write.lite.language import statement_drop_reason
+
+    said = "房东说续租要涨到 4200 气死了 😤 算了懒得搬 搬家太累了 重新帮我算算每个月能存多少吧 工资没变"
+    assert statement_drop_reason(said) is None
+    assert statement_drop_reason("周末去哪玩？") == "question"
+    store = ListCandidates()
+    say(store, said, at(2024, 2, 20))
+    assert any("4200" in r.text for r in store._current())
+
+
+def test_a_chinese_forget_request_may_name_its_topic_first() -> None:
+    from memscribe.write.lite.requests import parse_forget
+
+    assert parse_forget("对了 昨天说的工资能帮我忘掉吗 感觉存着怪怪的 别记住哈 谢啦") == "工资"
+    assert parse_forget("能不能把我前任的事都忘掉啊，名字啥的都别记了") == "我前任"
+    for said in ("我忘了带伞", "别忘了提醒我明天开会"):
+        assert parse_forget(said) is None, said
+    store = ListCandidates()
+    say(store, "帮我算算到手多少钱呀 我现在在深圳做产品经理 月薪 18k 税前", at(2023, 5, 20))
+    say(store, "对了 昨天说的工资能帮我忘掉吗 感觉存着怪怪的", at(2023, 5, 21))
+    assert not any("18k" in r.text for r in store._current())

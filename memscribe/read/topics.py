@@ -120,7 +120,8 @@ _CUES: dict[str, tuple[str, str]] = {
     "money": (
         """salary pay paid paying rent mortgage rate income raise earn earning budget price cost costs
         weigh weight kg lbs pounds""",
-        "工资 房租 月租 薪水 收入 体重 公斤 千克 斤 sueldo salario salaire loyer Gehalt Miete salário aluguel",
+        "工资 月薪 年薪 房租 月租 薪水 收入 体重 公斤 千克 斤 sueldo salario salaire loyer Gehalt Miete salário "
+        "aluguel",
     ),
     "schedule": (
         """monday mondays tuesday tuesdays wednesday wednesdays thursday thursdays friday fridays saturday

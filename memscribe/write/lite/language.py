@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from memscribe.core.text import EMOJI
 from memscribe.read.kin import kin
 from memscribe.read.topics import has_cjk
 from memscribe.write.lite.lazy import lazy
@@ -50,6 +51,7 @@ _EN = frozenset(
 _WORD = lazy(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 _CJK_QUESTION = lazy(r"[？?]\s*$|(?:吗|呢|什么|怎么|哪|几|多少|为什么|如何)[^，。！]{0,6}[？?]?\s*$")
 _CJK_CHAR = lazy(r"[\u3400-\u9fff]")
+_CJK_BREAK = lazy(r"(?<=[\u3400-\u9fff])\s+(?=[\u3400-\u9fff])|(?<=" + EMOJI + r")\s+(?=[\u3400-\u9fff])")
 # Remarks about the memory itself, said around a forget request ("everything else is fine to keep").
 _ABOUT_MEMORY = lazy(
     r"\b(?:fine to keep|ok to keep|okay to keep|having (?:that|it|this) stored|(?:it|that|this) being stored"
@@ -87,10 +89,14 @@ def statement_drop_reason(text: str) -> str | None:
         return "about the conversation"
     language = language_of(text)
     if language == "zh":
-        if _CJK_QUESTION.search(text):
-            head, sep, _ = re.sub(r"[？?]\s*$", "", text).rpartition("，")
-            if not sep or len(_CJK_CHAR.findall(head)) < 6:
-                return "question"  # "我现在是高级工程师，PPT要讲哪些内容？" keeps its head
+        if asked := _CJK_QUESTION.search(text):
+            # "我现在是高级工程师，PPT要讲哪些内容？" keeps its head, and so does a head closed by a space, the way
+            # chat often ends a Chinese sentence: "房东说续租要涨到 4200 气死了 😤 算了懒得搬 重新帮我算算能存多少吧"
+            before = text[: asked.start()]
+            cut = max(before.rfind("，"), max((m.start() for m in _CJK_BREAK.finditer(before)), default=-1))
+            head = before[:cut] if cut > 0 else ""
+            if len(_CJK_CHAR.findall(head)) < 6:
+                return "question"
             text = head
         return "too little content" if len(_CJK_CHAR.findall(text)) < 4 else None
     if language != "en":

@@ -111,7 +111,11 @@ _TOPIC_END = re.compile(
 )
 _CJK_FORGET = re.compile(
     r"把(?P<topic>[^，。！？]{1,20}?)(?:删掉|删除|删了|忘掉|忘了|清除)|(?:别记|不要记|忘掉|删掉)(?P<topic2>[^，。！？]{1,20})"
+    # "昨天说的工资能帮我忘掉吗", "那个地址你删了吧": the topic first, then the request
+    r"|(?P<topic3>[^，。！？\s把]{1,20}?)(?:你)?(?:能不能|能|可以|可不可以)?(?:帮我)?(?:忘掉|忘了吧|删掉|删了吧|删除)"
 )
+# Words that only say when the topic was said: "昨天说的工资" is "工资".
+_CJK_SAID = re.compile(r"^(?:(?:我)?(?:昨天|之前|上次|刚才|前面|刚刚)?(?:跟你)?(?:说|讲|提)的)")
 # What rounds a Chinese topic off without naming anything: "我前任的事都" is "我前任" (everything about them).
 _CJK_ABOUT = re.compile(r"(?:的)?(?:事情|事|东西|一切|信息|资料|相关的?)?(?:都|全都|全部|了|吧|啊)*$")
 # "I'm not a fan of sushi" is a negation, not "I'm" corrected from "a fan of sushi".
@@ -286,7 +290,7 @@ def parse_forget(text: str) -> str | None:
     """The topic a forget request names ("my phone number"), or None when ``text`` is not one."""
     text = text.strip()
     if (cjk := _CJK_FORGET.search(text)) is not None:
-        topic = (cjk.group("topic") or cjk.group("topic2")).strip()
+        topic = _CJK_SAID.sub("", (cjk.group("topic") or cjk.group("topic2") or cjk.group("topic3")).strip())
         return _CJK_ABOUT.sub("", topic) or topic
     found = _forget_topic(text)
     lead = _LEAD_CLAUSE.match(text)
