@@ -37,7 +37,7 @@ _CUT = lazy(
     r"(?:minute|hour|day|night|week|month|year)s?\b"
     # a time resolved before values are read: "started at Monzo the week before 10 September 2024"
     r"|(?<!\s)\s+the\s+(?:week|weekend|day|month|year)\s+(?:before|after|of)\b"
-    r"|\s*" + EMOJI,  # "got the job at Arup 🎉"
+    r"|(?<!\s)\s*" + EMOJI,  # "got the job at Arup 🎉" (a blank run is tried from its first character only)
     re.IGNORECASE,
 )
 # "new" goes only in lower case: "a new car", but "New York".
