@@ -174,3 +174,25 @@ def test_a_chinese_forget_request_may_name_its_topic_first() -> None:
     say(store, "帮我算算到手多少钱呀 我现在在深圳做产品经理 月薪 18k 税前", at(2023, 5, 20))
     say(store, "对了 昨天说的工资能帮我忘掉吗 感觉存着怪怪的", at(2023, 5, 21))
     assert not any("18k" in r.text for r in store._current())
+
+
+def test_what_was_swapped_or_paused_is_no_current_value() -> None:
+    from memscribe.write.lite.residue import drop_old_values
+    from memscribe.write.lite.writer import without_old_value
+
+    assert without_old_value("update: swapped all my coffees for matcha 🍵 sleeping better") == (
+        "update: swapped for matcha 🍵 sleeping better"
+    )
+    assert without_old_value("I swapped shifts with Jo") == "I swapped shifts with Jo"
+    older = ["learning german for a potential job move"]
+    said = "the job is in amsterdam 🙃 so I've paused german and switched to dutch on duolingo."
+    assert drop_old_values(said, older, older, older) == "the job is in amsterdam 🙃 so switched to dutch on duolingo."
+
+
+def test_a_short_statement_that_holds_a_level_is_no_fragment_and_is_about_languages() -> None:
+    from memscribe.read.topics import topics_of
+    from memscribe.read.traits import _fragment
+
+    assert not _fragment("passed B1!!!") and not _fragment("got a 2:1") and _fragment("lol ok")
+    assert "language" in topics_of("passed B1!!!") and "language" in topics_of("JLPT N4 next")
+    assert "language" not in topics_of("took the B2 bus") and "language" not in topics_of("A1 sauce")

@@ -151,6 +151,9 @@ _SHAPES = (
         ),
     ),
     ("health", re.compile(r"\b\d+\s?(?:mg|mcg|ml)\b", re.IGNORECASE)),
+    # a language level: "passed B1!!!", "JLPT N4", "HSK 3"
+    ("language", re.compile(r"\b(?:passed|failed|got|reached|level|my)\s+(?:[ABC][12]|N[1-5]|HSK\s?[1-6])\b"
+                            r"|\b(?:JLPT|HSK|DELE|DELF|DALF|TOEFL|IELTS)\b", re.IGNORECASE)),
     ("habit", re.compile(r"\bflat whites?\b", re.IGNORECASE)),
     # Where the speaker is now, named: "we're in Cambridge now", "now based in Lisbon".
     (

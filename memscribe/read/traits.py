@@ -89,12 +89,17 @@ def _asks(text: str) -> bool:
                                    for s in sentences)  # fmt: skip
 
 
+# A code that is a value in itself: a level, a grade, a time ("passed B1!!!", "JLPT N4", "got a 2:1").
+_CODE = re.compile(r"\b(?:[A-Za-z]{1,3}\d{1,2}|\d{1,2}:\d{1,2})\b")
+
+
 def _fragment(text: str) -> bool:
-    """Fewer than three words that say something: no stopwords, fillers or the names a turn addresses."""
+    """Fewer than three words that say something (no stopwords, fillers or the names a turn addresses), and no
+    code that is a value in itself: "passed B1!!!" says as much as a sentence."""
     names = {m.group(0).lower() for m in _NAME_WORD.finditer(text)}
     words = [w for w in _WORD.findall(text.lower()) if w not in STOPWORDS and w not in _FILLER and w not in names]
     cjk = sum(1 for ch in text if "\u3400" <= ch <= "\u9fff")
-    return len(words) < 3 and cjk < 6
+    return len(words) < 3 and cjk < 6 and _CODE.search(text) is None
 
 
 def _named(text: str) -> bool:

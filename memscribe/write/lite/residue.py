@@ -38,7 +38,7 @@ _ENDED = lazy(
     r"\b(?:no longer|anymore|any more|not|no|never|nothing like|isn't|wasn't|aren't|ex|former|formerly|used to"
     r"|left|leave|leaving|quit|quitting|resigned|stepped down|stepping down|over|done with|dethroned|replaced"
     r"|instead of|rather than|sorry|goodbye|bye|got out of|moved out|moving out|less than|sold"
-    r"|gave up|stopped|passed away|died|rip|last day|is dead|is done)\b"
+    r"|gave up|stopped|paused|on hold|passed away|died|rip|last day|is dead|is done)\b"
     r"|离职|辞职|离开|不再|不是|告别|以前|之前|原来|从|搬离|搬走了|" + CJK_HOME_GIVEN_UP,
     re.IGNORECASE,
 )

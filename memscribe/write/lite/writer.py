@@ -521,6 +521,9 @@ _FROM_TO = lazy(
 # "我老公刚从腾讯跳槽去华为了", "我从北京搬到成都了": the place or company left, before the verb that leaves it.
 _CJK_FROM = lazy(r"从[^，。；！？、,.;!?\s从]{1,12}?(?=(?:跳槽|搬家?|换|转|调)[^，。；！？]{0,3}?(?:到|去|进|成))")
 
+# "swapped all my coffees for matcha", "traded the civic for a bike": what was given, before what it was given for.
+_SWAPPED = lazy(r"\b(?P<verb>swapped|traded|exchanged)\s+(?P<old>[^,.;!?]{1,40}?)\s+(?=for\s+\w)", re.I)
+
 
 _LEFT_FOR = lazy(
     r"\b(?P<verb>left|quit|ditched|leaving|quitting)\s+(?P<old>[^,.;!?]{1,40}?)\s+(?=for (?:a|an|the)\b"
@@ -575,6 +578,7 @@ def without_old_value(text: str) -> str:
     text = _NOT_OLD.sub("", text)
     text = _NOT_FIRST.sub("", text)
     text = _CJK_FROM.sub("", text) if has_cjk(text) else text
+    text = _SWAPPED.sub(lambda m: f"{m.group('verb')} ", text)
     return _LEFT_FOR.sub(_left, text)
 
 
