@@ -196,3 +196,22 @@ def test_a_short_statement_that_holds_a_level_is_no_fragment_and_is_about_langua
     assert not _fragment("passed B1!!!") and not _fragment("got a 2:1") and _fragment("lol ok")
     assert "language" in topics_of("passed B1!!!") and "language" in topics_of("JLPT N4 next")
     assert "language" not in topics_of("took the B2 bus") and "language" not in topics_of("A1 sauce")
+
+
+def test_an_acronym_one_works_at_as_an_analyst_is_no_school_and_here_ends_a_value() -> None:
+    store = ListCandidates()
+    say(store, "just started at BMW as a junior analyst", at(2022, 8, 15))
+    facts = _facts(store)
+    assert ("user", "user/employer", "bmw") in facts and not any(s == "user/school" for _, s, _ in facts)
+    store = ListCandidates()
+    say(store, "I'm a data analyst at Zalando here in Berlin.", at(2024, 2, 10))
+    assert ("user", "user/employer", "zalando") in _facts(store)
+
+
+def test_an_old_chat_imported_late_keeps_what_still_holds_current() -> None:
+    store = ListCandidates()
+    say(store, "moved to hamburg in April 2024 🙌", at(2024, 5, 1))
+    say(store, "I live in munich 🚗 big week: my brother Jonas just got married to Mia!!", at(2022, 8, 15))
+    current = [r for r in store._current() if r.valid_to is None]
+    assert any("Mia" in r.text and "munich" not in r.text for r in current)
+    assert not any("munich" in r.text for r in current)

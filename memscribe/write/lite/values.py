@@ -32,7 +32,7 @@ _CUT = lazy(
     r"|who|that|after|before|until|till|as|to|from|on|at|in|by|near|last|next|this|yesterday|today|tomorrow"
     r"|ago|now|anymore|again|too|though|although|these|lately|recently|already|around|about|during|if|or"
     r"|than|then|just|right|every|each|since|starting|soon|nowadays|instead|full-time|part-time|back|more than"
-    r"|is|are|was|were|it|specifically|especially|mainly|mostly|atm|(?-i:rn|lol|tbh))\b"
+    r"|is|are|was|were|it|specifically|especially|mainly|mostly|here|there|atm|(?-i:rn|lol|tbh))\b"
     r"|(?<!\s)\s+(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of|several)\s+"
     r"(?:minute|hour|day|night|week|month|year)s?\b"
     # a time resolved before values are read: "started at Monzo the week before 10 September 2024"
@@ -179,9 +179,14 @@ def value_school(raw: str) -> str | None:
     school_word = re.search(
         r"\b(?:University|College|School|Institute|Academy|Polytechnic|Conservatory)\b", name
     )
-    if school_word or (len(words) == 1 and name.isupper() and len(name) >= 2):
+    if school_word or (len(words) == 1 and name.isupper() and len(name) >= 2 and not _AS_JOB.search(raw)):
         return name.lower()
     return None
+
+
+# "started at BMW as a junior analyst": an acronym one works at, not a school.
+_AS_JOB = lazy(r"\bas an?\s+(?:[\w-]+\s+){0,2}(?:" + "|".join(sorted(JOB_HEADS, key=len, reverse=True)) + r")\b",
+               re.IGNORECASE)
 
 
 def value_school_name(raw: str) -> str | None:

@@ -39,7 +39,7 @@ from memscribe.write.lite.requests import (
     parse_forget,
     parse_self_check,
 )
-from memscribe.write.lite.residue import drop_old_values
+from memscribe.write.lite.residue import drop_old_values, still_holds
 from memscribe.write.lite.retime import complete_days, resolve_by_clause
 from memscribe.write.lite.revise import POINTERS, Reviser
 from memscribe.write.lite.schedule import moved_days
@@ -375,6 +375,13 @@ class _EpisodeRun:
         plain = replace(self._draft(reading, st, None), message_indices=indices)
         if current != memory:  # the words as said stay with the memory; the text holds the current value
             plain = replace(plain, metadata={**plain.metadata, "said": memory})
+        history = [e.draft for e in produced if e.draft is not None and "history" in e.draft.tags]
+        if history and all(e.draft is None or e.draft in history for e in produced):
+            # An old chat imported late: its values are history, what else it says still holds ("I live in munich
+            # … my brother Jonas just got married to Mia!!" keeps the wedding, current)
+            olds = {d.value.lower() for d in history if d.value}
+            rest = still_holds(plain.text, lambda clause: any(v in clause.lower() for v in olds))
+            plain = replace(plain, text=rest, metadata={**plain.metadata, "said": memory}) if rest else plain
         if not any(e.draft is not None and e.draft.text == plain.text for e in produced) and not self._confirmed_all(
             plain.text
         ):
