@@ -57,6 +57,16 @@ CHATS: list[tuple[str, list[str]]] = [
             "this week:\n- adopted a dog called Biscuit\n- signed up for pottery",
         ],
     ),
+    (
+        "2024-11-05T19:00:00",
+        [
+            # Old values left out around a price, a decimal point and an aside in brackets.
+            "my 2014 VW Golf failed its MOT again, £900 of work",
+            "sold the golf for £3.2k (failed MOT and all lol) and picked up a used Tesla Model 3, any charger tips",
+            "gym mornings before work at 6:30",
+            "new schedule: gym's in the evenings after work now, the 6:30am thing was destroying me lol.",
+        ],
+    ),
 ]
 _DATE_WORDS = re.compile(
     r"^(?:on|in|around|the|week|of|before|after|weekend|\d+|january|february|march|april|may|june|july|august"
@@ -106,6 +116,9 @@ def test_no_prefixes_doubled_words_or_bolted_on_conjugations(tmp_path: Path) -> 
         assert not re.search(r"\b(\w{2,})\s+\1\b", text, re.IGNORECASE), f"doubled word in {text!r}"
         assert not re.search(r"\b(?:onlies|beens|fears user|user's best friend)\b", text, re.IGNORECASE), text
         assert not re.search(r"\bUser\b", text), f"{text!r} names the speaker in the text"
+        # what is left out never cuts a number or an aside in two: "2k (failed MOT and all lol) and picked up …"
+        assert not re.match(r"^(?:\d+[a-z]?\b|[).,])", text), f"{text!r} opens inside what was cut"
+        assert text.count("(") == text.count(")"), f"{text!r} holds half an aside"
 
 
 def test_details_and_relative_times_survive(tmp_path: Path) -> None:
