@@ -215,3 +215,32 @@ def test_an_old_chat_imported_late_keeps_what_still_holds_current() -> None:
     current = [r for r in store._current() if r.valid_to is None]
     assert any("Mia" in r.text and "munich" not in r.text for r in current)
     assert not any("munich" in r.text for r in current)
+
+
+def test_an_aside_in_brackets_stays_whole() -> None:
+    from memscribe.write.lite.phrases import drop_old_phrases
+    from memscribe.write.lite.residue import still_holds
+    from memscribe.write.lite.segment import split_sentences
+
+    assert split_sentences("our anniversary is on 14 June (tin anniversary apparently?? lol). she loves views.") == [
+        "our anniversary is on 14 June (tin anniversary apparently?? lol).", "she loves views."]  # fmt: skip
+    said = "at intercom the rota lives in a google sheet (dont ask why, nobody knows) and every monday I copy it"
+    rest = still_holds(said, lambda clause: "intercom" in clause)
+    assert rest is None or (rest.count("(") == rest.count(")") and not rest.startswith(("dont", "nobody")))
+    # "not" opening a statement puts nothing right: only a value before it does
+    said = "not planning anything permanent, just a change of scene."
+    assert drop_old_phrases(said, ["planning a trip to mexico city"]) == said
+    assert drop_old_phrases("ah non je suis à grenoble moi 😅 pas lyon", ["j'habite à lyon"]) == (
+        "ah non je suis à grenoble moi 😅")
+
+
+def test_a_title_without_an_article_and_the_speakers_clause_after_someone_elses() -> None:
+    for said, value in (("update: they've made it official, I'm design lead now!!", "design lead"),
+                        ("I'm head of design at Monzo", "head of design"),
+                        ("I'm senior PM these days", "senior pm")):  # fmt: skip
+        store = ListCandidates()
+        say(store, said, at(2024, 3, 5))
+        assert ("user", "user/job_title", value) in _facts(store), said
+    store = ListCandidates()
+    say(store, "we're in the lead after round two", at(2024, 3, 5))
+    assert not any(slot == "user/job_title" for _, slot, _ in _facts(store))

@@ -42,7 +42,7 @@ _BELIEVED = lazy(
 )
 # "we're in wellington not auckland 😅", "je suis à grenoble moi pas lyon": the value put right, named after "not".
 _NOT_OLD = lazy(
-    r"(?:,|(?<!\s))\s*\b(?:not|pas|nicht|não)\s+(?:the |a |an |le |la |les |l'|der |die |das |o )?"
+    r"(?:,\s*|(?<=\S)\s+)\b(?:not|pas|nicht|não)\s+(?:the |a |an |le |la |les |l'|der |die |das |o )?"
     r"(?P<old>[^\W_][\w'-]*(?:\s+[^\W_][\w'-]*){0,2}?)" + CLOSES_CLAUSE,
     re.IGNORECASE,
 )
@@ -69,7 +69,7 @@ def drop_old_phrases(text: str, older: Iterable[str]) -> str:
             return replacement(m) if any(not w.isdigit() for w in named) else m.group(0)
 
         out = pattern.sub(swap, out)
-    out = re.sub(r"\s{2,}", " ", out).strip()
+    out = re.sub(r"\s{2,}", " ", out).strip().lstrip(",;: ")  # nothing left over from a phrase that opened it
     return out if content_tokens(out) else text
 
 

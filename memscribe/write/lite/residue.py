@@ -178,8 +178,6 @@ def drop_old_values(text: str, on_topic: Iterable[str], others: Iterable[str] = 
         if (marks[i] & known) - elsewhere:
             dropped.add(i)
     dropped |= _ended_in_passing(pieces, marks, dropped | replaced)
-    # "sold the golf for £3.2k (failed MOT and all lol)": an aside goes with the clause it follows
-    dropped |= {i + 1 for i in dropped if pieces[i][1].strip() == "(" and pieces[i + 1][1].strip().startswith(")")}
     kept = [i for i in range(len(pieces)) if i not in dropped | replaced]
     if not (dropped | replaced) or not any(marks[i] - owned for i in kept if marks[i]):
         return text  # nothing to leave out, or nothing new would be left: keep the statement whole
@@ -222,7 +220,22 @@ _DANGLING = re.compile(r"(?<=\w)\s+(?:so|but|and|though|although|because|while|w
 _LEAD_INS = frozenset({"also", "and", "plus", "so", "but", "anyway", "btw", "oh", "well", "ok", "okay", "then"})
 
 
+def _with_asides(pieces: list[tuple[str, str]], dropped: set[int]) -> set[int]:
+    """``dropped`` with the aside in brackets that follows a dropped clause, up to its closing bracket: "sold the
+    golf for £3.2k (failed MOT and all lol)" goes whole, never leaving "failed MOT and all lol) and …"."""
+    out = set(dropped)
+    for i in sorted(dropped):
+        if "(" not in pieces[i][1]:
+            continue
+        for j in range(i + 1, min(i + 8, len(pieces))):
+            if ")" in pieces[j][1]:
+                out.update(range(i + 1, j + 1))
+                break
+    return out
+
+
 def _join(pieces: list[tuple[str, str]], dropped: set[int]) -> str:
+    dropped = _with_asides(pieces, dropped)
     parts: list[str] = []
     for i, (clause, after) in enumerate(pieces):
         if i in dropped:

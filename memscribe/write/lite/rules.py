@@ -27,6 +27,7 @@ from memscribe.write.lite.values import (
     value_school_name,
     value_self_employed,
     value_thing,
+    value_title,
 )
 
 __all__ = ["AUX", "MENTION_RULES", "PRE_RULES", "STATE_RULES", "Rule"]
@@ -157,6 +158,9 @@ STATE_RULES: tuple[Rule, ...] = (
           r"|work part-time)\s+(?:at|for)\s+[^,.;!?]+?\s+as\s+(?:a |an )?(?P<v>" + _NP + ")", value_job,
           single=S, past_ok=True),
     _rule("job_title", r"{AUX}(?:a|an|the)\s+(?P<v>" + _NP + ")", value_job, single=S, copula=True),
+    # a title said without an article: "I'm design lead now", "she's head of design", "I'm senior PM these days"
+    _rule("job_title", r"{AUX}(?P<v>(?:[\w-]+\s+){0,2}(?:lead|head of [\w-]+|" + _JOBS + r"))"
+          r"(?=\s+(?:now|these days|at|for|on)\b|\s*[,.;!?]|$)", value_title, single=S, copula=True),
     _rule("job_title", r"{AUX}(?:became|become|becoming|got promoted to|promoted to|got a job as|started as"
           r"|started working as|took a job as|hired as|got a new job as|trained as|qualified as)\s+"
           r"(?:a |an )?(?P<v>" + _NP + ")", value_job, single=S, past_ok=True),

@@ -157,11 +157,14 @@ def sentences_of(text: str) -> list[tuple[str, bool]]:
     sentences: list[str] = []
     start = 0
     for match in _BOUNDARY.finditer(text):
-        chunk = text[start : match.start()]
+        # the end of the sentence so far, no further back than an aside or a word reaches (linear on long text)
+        chunk = text[max(start, match.start() - 200) : match.start()]
         last_word = chunk.rsplit(None, 1)[-1].lower().rstrip(".") if chunk.strip() else ""
         ends_with_period = text[match.start()] == "."
         if ends_with_period and (last_word in _ABBREVIATIONS or (len(last_word) == 1 and last_word.isalpha())):
             continue
+        if _inside_aside(chunk, text, match.end()):
+            continue  # "(tin anniversary apparently?? lol)": an aside ends where its bracket closes
         piece = text[start : match.end()].strip()
         if piece:
             sentences.append(piece)
@@ -171,6 +174,15 @@ def sentences_of(text: str) -> list[tuple[str, bool]]:
         sentences.append(tail)
     cleaned = (s.strip().strip("-*•").strip() for s in sentences)
     return [(part, i > 0) for s in cleaned if s for i, part in enumerate(_run_on(s))]
+
+
+def _inside_aside(chunk: str, text: str, at: int) -> bool:
+    """Whether a sentence end at ``at`` falls inside a bracket ``chunk`` (the sentence's last 200 characters)
+    opened that closes within 200 after: asides are short, and the bounds keep a long text linear."""
+    if chunk.rfind("(") <= chunk.rfind(")"):
+        return False
+    closes = text.find(")", at, at + 200)
+    return closes >= 0 and "(" not in text[at:closes]
 
 
 def run_on_breaks(sentence: str) -> list[tuple[int, int]]:

@@ -76,6 +76,7 @@ _GO_TO_NP = lazy(
     re.IGNORECASE,
 )
 _CONJUNCT = lazy(r",\s*(?:and\s+)?(?:I\s+)?|(?<!\s)\s+and\s+(?:I\s+)?", re.IGNORECASE)
+_SPEAKER_CLAUSE = lazy(r"(?:,|(?<!\s)\s+and)\s+I\s+(?=am\b|have\b|work\b|live\b|moved\b|started\b)")
 _REPORTED = lazy(r"^(?:\w+\s+)?told (?:me|us|User)\s+(?:that\s+)?(?:they|he|she)\s+(?:are|is)\s+", re.IGNORECASE)
 _DROP = frozenset({"a", "an", "the", "my", "our", "some", "their", "his", "her"})
 _AUX_WORDS = words(
@@ -217,6 +218,11 @@ def extract_facts(text: str, mention: Mention | None, speaker: str, tense: Tense
             facts.extend(_apply(STATE_RULES, mention.rest, mention.subject))
             for piece in _conjuncts(mention.rest):
                 facts.extend(_apply(STATE_RULES, piece, mention.subject))
+
+    if mention is None or mention.subject != speaker:
+        # "they have made it official, I am design lead now": a later clause that is the speaker's own
+        for piece in _SPEAKER_CLAUSE.split(text)[1:]:
+            facts.extend(_apply(STATE_RULES, piece, speaker))
     stated = {f.slot for f in facts if f.kind is FactKind.STATE}
     # "I left my old job and joined Globex": the new value replaces the old one; no separate ending.
     facts = [f for f in facts if not (f.kind is FactKind.END and f.value is None and f.slot in stated)]

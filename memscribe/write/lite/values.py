@@ -24,6 +24,7 @@ __all__ = [
     "value_school_name",
     "value_self_employed",
     "value_thing",
+    "value_title",
 ]
 
 # A value ends where a preposition, conjunction or time word starts the next part of the sentence.
@@ -145,6 +146,16 @@ def value_job(raw: str) -> str | None:
     if head in JOB_HEADS or head.endswith(("ist", "ician", "eer", "ologist", "grapher")):
         return value
     return None
+
+
+def value_title(raw: str) -> str | None:
+    """A title said without an article: a profession, "design lead" or "head of design" (not "in the lead")."""
+    value = clean_phrase(raw, max_words=4, cut=False)
+    if value is None or {"in", "the", "a", "an", "my", "our", "their"} & set(value.split()):
+        return None
+    if value.endswith(" lead") or value.startswith("head of "):
+        return value
+    return value_job(value)
 
 
 def value_pet(raw: str) -> str | None:
