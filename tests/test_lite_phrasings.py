@@ -13,16 +13,25 @@ def _facts(store: ListCandidates) -> set[tuple[str, str | None, str | None]]:
     return {(r.subject, r.slot, r.value) for r in store._current() if r.slot}
 
 
-def test_an_employer_named_with_the_article_is_an_employer() -> None:
-    for said, value in (("I got a job at the BBC", "bbc"), ("I joined the NHS in march", "nhs"),
-                        ("just got hired by the World Bank!!", "world bank"), ("I got the job at Arup 🎉", "arup"),
-                        ("finally accepted the position at Deloitte", "deloitte")):  # fmt: skip
-        store = ListCandidates()
-        say(store, said, at(2024, 3, 5))
-        assert ("user", "user/employer", value) in _facts(store), said
+def _said_alone(said: str) -> set[tuple[str, str | None, str | None]]:
     store = ListCandidates()
-    say(store, "I joined the gym last week", at(2024, 3, 5))
-    assert not any(slot == "user/employer" for _, slot, _ in _facts(store))
+    say(store, said, at(2024, 3, 5))
+    return _facts(store)
+
+
+def _reads(slot: str, cases: tuple[tuple[str, str], ...], never: tuple[str, ...]) -> None:
+    """Each statement of ``cases``, said alone, holds the user's ``slot`` fact; none of ``never`` holds any."""
+    for said, value in cases:
+        assert ("user", f"user/{slot}", value) in _said_alone(said), said
+    for said in never:
+        assert not any(s == f"user/{slot}" for _, s, _ in _said_alone(said)), said
+
+
+def test_an_employer_named_with_the_article_is_an_employer() -> None:
+    _reads("employer", (("I got a job at the BBC", "bbc"), ("I joined the NHS in march", "nhs"),
+                        ("just got hired by the World Bank!!", "world bank"), ("I got the job at Arup 🎉", "arup"),
+                        ("finally accepted the position at Deloitte", "deloitte")),
+           never=("I joined the gym last week",))  # fmt: skip
 
 
 def test_a_partners_new_job_is_theirs() -> None:
@@ -96,16 +105,10 @@ def test_a_cue_word_with_an_s_after_its_apostrophe_is_still_the_cue() -> None:
 
 
 def test_where_one_is_based_or_found_a_room_is_where_one_lives() -> None:
-    for said, value in (("ciao! based in turin, I fix bikes at a little shop", "turin"),
-                        ("now based in Leeds", "leeds"), ("already found a WG room in neukölln.", "neukölln"),
-                        ("got a tiny studio in Brixton", "brixton")):  # fmt: skip
-        store = ListCandidates()
-        say(store, said, at(2024, 3, 5))
-        assert ("user", "user/residence", value) in _facts(store), said
-    for said in ("I found a place in Paris for the trip", "based on your advice I'll go"):
-        store = ListCandidates()
-        say(store, said, at(2024, 3, 5))
-        assert not any(slot == "user/residence" for _, slot, _ in _facts(store)), said
+    _reads("residence", (("ciao! based in turin, I fix bikes at a little shop", "turin"),
+                         ("now based in Leeds", "leeds"), ("already found a WG room in neukölln.", "neukölln"),
+                         ("got a tiny studio in Brixton", "brixton")),
+           never=("I found a place in Paris for the trip", "based on your advice I'll go"))  # fmt: skip
 
 
 def test_what_the_old_time_or_thing_was_is_left_out_beside_what_is_now() -> None:
@@ -235,12 +238,6 @@ def test_an_aside_in_brackets_stays_whole() -> None:
 
 
 def test_a_title_without_an_article_and_the_speakers_clause_after_someone_elses() -> None:
-    for said, value in (("update: they've made it official, I'm design lead now!!", "design lead"),
-                        ("I'm head of design at Monzo", "head of design"),
-                        ("I'm senior PM these days", "senior pm")):  # fmt: skip
-        store = ListCandidates()
-        say(store, said, at(2024, 3, 5))
-        assert ("user", "user/job_title", value) in _facts(store), said
-    store = ListCandidates()
-    say(store, "we're in the lead after round two", at(2024, 3, 5))
-    assert not any(slot == "user/job_title" for _, slot, _ in _facts(store))
+    _reads("job_title", (("update: they've made it official, I'm design lead now!!", "design lead"),
+                         ("I'm head of design at Monzo", "head of design"), ("I'm senior PM these days", "senior pm")),
+           never=("we're in the lead after round two",))  # fmt: skip
