@@ -218,7 +218,6 @@ def extract_facts(text: str, mention: Mention | None, speaker: str, tense: Tense
             facts.extend(_apply(STATE_RULES, mention.rest, mention.subject))
             for piece in _conjuncts(mention.rest):
                 facts.extend(_apply(STATE_RULES, piece, mention.subject))
-
     if mention is None or mention.subject != speaker:
         # "they have made it official, I am design lead now": a later clause that is the speaker's own
         for piece in _SPEAKER_CLAUSE.split(text)[1:]:
