@@ -189,7 +189,7 @@ def test_what_was_swapped_or_paused_is_no_current_value() -> None:
     assert without_old_value("I swapped shifts with Jo") == "I swapped shifts with Jo"
     older = ["learning german for a potential job move"]
     said = "the job is in amsterdam 🙃 so I've paused german and switched to dutch on duolingo."
-    assert drop_old_values(said, older, older, older) == "the job is in amsterdam 🙃 so switched to dutch on duolingo."
+    assert drop_old_values(said, older, older, older) == "the job is in amsterdam 🙃 switched to dutch on duolingo."
 
 
 def test_a_short_statement_that_holds_a_level_is_no_fragment_and_is_about_languages() -> None:
@@ -241,3 +241,13 @@ def test_a_title_without_an_article_and_the_speakers_clause_after_someone_elses(
     _reads("job_title", (("update: they've made it official, I'm design lead now!!", "design lead"),
                          ("I'm head of design at Monzo", "head of design"), ("I'm senior PM these days", "senior pm")),
            never=("we're in the lead after round two",))  # fmt: skip
+
+
+def test_an_emoji_closes_the_clause_that_names_what_was_replaced() -> None:
+    from memscribe.write.lite.residue import drop_old_values
+
+    said = "ok dishoom has officially been dethroned 👑 kricket is my new favourite, the samphire pakoras omg."
+    older = ["fave restaurant in london is Dishoom"]
+    assert drop_old_values(said, [], older, []) == "kricket is my new favourite, the samphire pakoras omg."
+    said = "we adopted a retired greyhound!!! his racing name was 'Swift Lightning' 💀 but we call him pilot."
+    assert drop_old_values(said, [], [], []) == "we adopted a retired greyhound!!! we call him pilot."

@@ -269,7 +269,9 @@ class Reconciler:
     def plain(self, draft: MemoryDraft, at: datetime, speaker: str) -> Pending | None:
         """A statement with no slot: ADD unless a near-duplicate exists (NOOP) or it refines one (UPDATE)."""
         for entry in self.ledger.pending():
-            if entry.draft is not None and near_duplicate(draft.text, entry.draft.text):
+            # a history version (an old chat imported late) does not make what still holds redundant
+            held = entry.draft
+            if held is not None and "history" not in held.tags and near_duplicate(draft.text, held.text):
                 return None
         similar = self.ledger.stored_similar(draft.text, draft.owner)
         ids = tuple(r.id for r in similar)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
+from memscribe.core.text import EMOJI
 from memscribe.read.topics import has_cjk, topics_of
 from memscribe.write.lite.cues import changes, end_cues, ends
 from memscribe.write.lite.lazy import lazy
@@ -24,8 +25,10 @@ from memscribe.write.lite.segment import run_on_breaks
 __all__ = ["drop_old_values", "ended_values", "still_holds"]
 
 # Clause boundaries: punctuation, dashes, arrows, and "and"/"but"/"so" that open a new clause.
+# An emoji closes a clause too: "dishoom has officially been dethroned 👑 kricket is my new favourite".
 _BOUNDARY = lazy(
-    r"((?<!\s)\s*(?:(?:[;!?。，；！？、]|(?<!\d)[,.:]|[,.:](?!\d))+|\s[—–-]+\s|→|->|\s\((?=\w)|\)\s?)\s*"
+    r"((?<!\s)\s*(?:(?:[;!?。，；！？、\uFE0F\u200D]|(?<!\d)[,.:]|[,.:](?!\d)|" + EMOJI + r")+"
+    r"|\s[—–-]+\s|→|->|\s\((?=\w)|\)\s?)\s*"
     r"|(?<!\s)\s+(?:but|so|and|AND|though|although|while|whereas)\s+(?=(?:i|i'm|i've|we|we're|my|our|it|it's|the|he|she"
     r"|they|now|then|that|this|there)\b)"
     r"|(?<!\s)\s+(?:but|so|though)\s+"
@@ -47,6 +50,7 @@ _DATE = lazy(
     r"|November|December)(?: \d{1,2})?(?:,? (?:19|20)\d{2})?\b|\b\d{4}-\d{2}-\d{2}\b"
 )
 _MONEY = lazy(r"[£$€¥]\s?\d[\d,.]*k?\b|\b\d[\d,.]*\s?(?:k|grand|quid|bucks|euros?|dollars?|pounds?)\b", re.I)
+_BUT_SO = lazy(r"\s*(?:but|so)\b", re.IGNORECASE)  # "… was 'Swift Lightning' 💀 but we call him pilot"
 _WAS = lazy(r"\b(?:was|were|used to be)\b", re.IGNORECASE)
 _NOW = lazy(
     r"\bnow\b(?! that)|\b(?:we|I|everyone) (?:call|calls|are calling|started calling) (?:him|her|it|them)\b"
@@ -157,12 +161,13 @@ def drop_old_values(text: str, on_topic: Iterable[str], others: Iterable[str] = 
     dropped: set[int] = set()
     replaced: set[int] = set()  # what the statement itself says was replaced: no further check
     for i, (clause, after) in enumerate(pieces):
+        following = pieces[i + 1][0] if i + 1 < len(pieces) else ""
         if after.strip() in ("→", "->") and i + 1 < len(pieces) and marks[i + 1] - marks[i]:
             replaced.add(i)  # "Megan Pryce → Megan Doyle": the left side of an arrow is what it was
             continue
         if (
             _WAS.search(clause)
-            and after.strip().lower() in ("but", "so")
+            and (after.strip().lower() in ("but", "so") or _BUT_SO.match(following))
             and any(_NOW.search(later) for later, _ in pieces[i + 1 : i + 3])
         ):
             replaced.add(i)  # "my starter was called Doughnald but ... he's Bread Pitt now": what it was
