@@ -251,3 +251,12 @@ def test_an_emoji_closes_the_clause_that_names_what_was_replaced() -> None:
     assert drop_old_values(said, [], older, []) == "kricket is my new favourite, the samphire pakoras omg."
     said = "we adopted a retired greyhound!!! his racing name was 'Swift Lightning' 💀 but we call him pilot."
     assert drop_old_values(said, [], [], []) == "we adopted a retired greyhound!!! we call him pilot."
+
+
+def test_an_offer_said_to_be_taken_is_no_what_if() -> None:
+    from memscribe.write.lite.cues import hypothetical
+
+    assert not hypothetical("THEY OFFERED ME A FULL-TIME CONTRACT 🎉🎉 not going back to turin, already found a room")
+    assert not hypothetical("they offered me a job and I accepted")
+    assert hypothetical("they offered me the job but not sure yet")
+    assert hypothetical("thinking about moving, they offered me a place")

@@ -90,6 +90,13 @@ _HYPOTHETICAL = lazy(
 )
 
 
+_TAKEN = lazy(
+    r"\b(?:accepted|said yes|signed|took it|taking it|starting (?:on|in|next|from)|first day|not going back"
+    r"|handed in|already found)\b",
+    re.IGNORECASE,
+)
+
+
 def changes(text: str) -> bool:
     """Whether ``text`` says a value is new."""
     return _CHANGE.search(text) is not None
@@ -183,6 +190,9 @@ def _without_closing_ask(text: str) -> str:
 
 def hypothetical(text: str) -> bool:
     """Whether ``text`` is a plan, a wish, a condition or a question rather than a fact. A statement's closing
-    question to the assistant is left out ("got a puppy!! what should I feed her?"), unless it is all there is."""
+    question to the assistant is left out ("got a puppy!! what should I feed her?"), unless it is all there is. An
+    offer the same statement says was taken is a fact ("THEY OFFERED ME A FULL-TIME CONTRACT, not going back")."""
     head = _without_closing_ask(text)
-    return _HYPOTHETICAL.search(head if len(head.split()) >= 3 else text) is not None
+    said = head if len(head.split()) >= 3 else text
+    found = {m.group(0).lower() for m in _HYPOTHETICAL.finditer(said)}
+    return bool(found) and not (found == {"offered me"} and _TAKEN.search(text) is not None)
