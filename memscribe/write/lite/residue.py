@@ -50,7 +50,7 @@ _DATE = lazy(
     r"|November|December)(?: \d{1,2})?(?:,? (?:19|20)\d{2})?\b|\b\d{4}-\d{2}-\d{2}\b"
 )
 _MONEY = lazy(r"[£$€¥]\s?\d[\d,.]*k?\b|\b\d[\d,.]*\s?(?:k|grand|quid|bucks|euros?|dollars?|pounds?)\b", re.I)
-_BUT_SO = lazy(r"\s*(?:but|so)\b", re.IGNORECASE)  # "… was 'Swift Lightning' 💀 but we call him pilot"
+_BUT_SO = lazy(r"^\s*(?:but|so)\b", re.IGNORECASE)  # "… was 'Swift Lightning' 💀 but we call him pilot"
 _WAS = lazy(r"\b(?:was|were|used to be)\b", re.IGNORECASE)
 _NOW = lazy(
     r"\bnow\b(?! that)|\b(?:we|I|everyone) (?:call|calls|are calling|started calling) (?:him|her|it|them)\b"
