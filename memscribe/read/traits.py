@@ -91,15 +91,26 @@ def _asks(text: str) -> bool:
 
 # A code that is a value in itself: a level, a grade, a time ("passed B1!!!", "JLPT N4", "got a 2:1").
 _CODE = re.compile(r"\b(?:[A-Za-z]{1,3}\d{1,2}|\d{1,2}:\d{1,2})\b")
+# What a clause with a verb or a speaker has: a form of be/have/do/go, a pronoun, a contraction, an -ed or -ing.
+_VERBISH = re.compile(
+    r"\b(?:am|is|are|was|were|be|been|have|has|had|do|does|did|got|get|go|went|i|we|my|our)\b|'(?:s|re|m|ve|d|ll)\b"
+    r"|\w(?:ed|ing)\b",
+    re.IGNORECASE,
+)
 
 
 def _fragment(text: str) -> bool:
-    """Fewer than three words that say something (no stopwords, fillers or the names a turn addresses), and no
-    code that is a value in itself: "passed B1!!!" says as much as a sentence."""
+    """Fewer than three words that say something (no stopwords, fillers or the names a turn addresses), or up to
+    four with no verb and no speaker ("broke college kid edition", the tail of a question); never a code that is
+    a value in itself: "passed B1!!!" says as much as a sentence."""
+    if _CODE.search(text) is not None:
+        return False
     names = {m.group(0).lower() for m in _NAME_WORD.finditer(text)}
     words = [w for w in _WORD.findall(text.lower()) if w not in STOPWORDS and w not in _FILLER and w not in names]
     cjk = sum(1 for ch in text if "\u3400" <= ch <= "\u9fff")
-    return len(words) < 3 and cjk < 6 and _CODE.search(text) is None
+    if cjk:
+        return len(words) < 3 and cjk < 6
+    return len(words) < 3 or (len(words) <= 4 and _VERBISH.search(text) is None)
 
 
 def _named(text: str) -> bool:
