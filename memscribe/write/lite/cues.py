@@ -194,5 +194,7 @@ def hypothetical(text: str) -> bool:
     offer the same statement says was taken is a fact ("THEY OFFERED ME A FULL-TIME CONTRACT, not going back")."""
     head = _without_closing_ask(text)
     said = head if len(head.split()) >= 3 else text
-    found = {m.group(0).lower() for m in _HYPOTHETICAL.finditer(said)}
-    return bool(found) and not (found == {"offered me"} and _TAKEN.search(text) is not None)
+    found = _HYPOTHETICAL.search(said)
+    if found is None or found.group(0).lower() != "offered me":
+        return found is not None
+    return _TAKEN.search(text) is None or _HYPOTHETICAL.compiled.search(said, found.end()) is not None

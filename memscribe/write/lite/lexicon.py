@@ -15,6 +15,7 @@ __all__ = [
     "DIETS",
     "IRREGULAR_PAST",
     "JOB_HEADS",
+    "JOB_HEADS_PATTERN",
     "LANGUAGES",
     "MODALS",
     "MONTHS",
@@ -94,6 +95,8 @@ JOB_HEADS = words(
     nutritionist optometrist radiographer hygienist surveyor underwriter actuary strategist producer animator
     illustrator copywriter pm swe sde tpm"""
 )
+# The job heads as one regex alternation, longest first ("vet nurse" before "vet").
+JOB_HEADS_PATTERN = "|".join(sorted(JOB_HEADS, key=len, reverse=True))
 
 CONDITIONS = words(
     """diabetes asthma adhd autism depression anxiety cancer celiac coeliac migraines migraine arthritis

@@ -11,6 +11,7 @@ from memscribe.write.lite.lazy import lazy
 from memscribe.write.lite.lexicon import CLOSES_CLAUSE, JUDGEMENTS
 
 __all__ = [
+    "POINTERS",
     "Correction",
     "day_in_month",
     "forget_attributes",
@@ -125,8 +126,10 @@ _DANGLING = lazy(
     re.I,
 )
 _IDIOMS = frozenset({"it", "about it", "it all"})  # "forget it" means "never mind"
-# Words that point at what was just said: the topic "that", as Reviser reads it.
+# Words that point at what was just said: parse_forget reads them as the topic "that".
 _POINTING = frozenset({"this", "isso", "isto", "eso", "esto", "ça", "cela", "das", "dies"})
+# Forget topics that only point back at what was just said.
+POINTERS = _POINTING | {"that", "what i said", "what i just said", "that last part", "the last thing", "those"}
 # Topic words that name an attribute directly ("my phone number" is the phone slot).
 _TOPIC_ATTRIBUTES = (
     (r"\b(?:phone|cell|mobile)(?: number)?\b|\bnumber\b", ("phone",)),

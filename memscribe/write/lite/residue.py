@@ -160,22 +160,21 @@ def drop_old_values(text: str, on_topic: Iterable[str], others: Iterable[str] = 
     marks = [_marks(clause) for clause, _ in pieces]
     dropped: set[int] = set()
     replaced: set[int] = set()  # what the statement itself says was replaced: no further check
+    said_now = [_NOW.search(clause) is not None for clause, _ in pieces]
     for i, (clause, after) in enumerate(pieces):
         following = pieces[i + 1][0] if i + 1 < len(pieces) else ""
+        said_was = _WAS.search(clause) is not None
         if after.strip() in ("→", "->") and i + 1 < len(pieces) and marks[i + 1] - marks[i]:
             replaced.add(i)  # "Megan Pryce → Megan Doyle": the left side of an arrow is what it was
             continue
-        if (
-            _WAS.search(clause)
-            and (after.strip().lower() in ("but", "so") or _BUT_SO.match(following))
-            and any(_NOW.search(later) for later, _ in pieces[i + 1 : i + 3])
-        ):
+        turns = after.strip().lower() in ("but", "so") or _BUT_SO.match(following) is not None
+        if said_was and turns and any(said_now[i + 1 : i + 3]):
             replaced.add(i)  # "my starter was called Doughnald but ... he's Bread Pitt now": what it was
             continue
         # when it ended or what it fetched is no new value: "last day at X was on 28 April", "sold it for £3.2k"
         undated = _marks(_MONEY.sub(" ", _DATE.sub(" ", clause)))
         # "gym's in the evenings now, the 6:30am thing was destroying me": what was, beside what is now
-        was = _WAS.search(clause) is not None and any(_NOW.search(p) for j, (p, _) in enumerate(pieces) if j != i)
+        was = said_was and any(now for j, now in enumerate(said_now) if j != i)
         if not (_ENDED.search(clause) or was) or any(ch.isdigit() for w in undated - held for ch in w):
             continue  # no end said, or a new number said with it
         elsewhere = set().union(*(m for j, m in enumerate(marks) if j != i))

@@ -20,18 +20,14 @@ from memscribe.write.lite.ledger import Ledger, Pending, draft_from_record
 from memscribe.write.lite.lexicon import RELATION_MODS, RELATION_WORD
 from memscribe.write.lite.matching import topic_matches
 from memscribe.write.lite.reconcile import Reconciler, same_value
-from memscribe.write.lite.requests import Correction, day_in_month, forget_attributes, value_shape
+from memscribe.write.lite.requests import POINTERS, Correction, day_in_month, forget_attributes, value_shape
 from memscribe.write.lite.segment import split_sentences
 from memscribe.write.lite.slots import Fact
 
-__all__ = ["POINTERS", "Reviser"]
+__all__ = ["Reviser"]
 
 # Topics narrow enough that a forget request naming one covers every memory on it.
 _NARROW_TOPICS = frozenset({"phone", "address", "money", "health", "birthday"})
-# Forget topics that only point back at what was just said.
-POINTERS = frozenset({"that", "this", "what i said", "what i just said", "that last part", "the last thing", "those",
-                   "isso", "isto", "eso", "esto", "ça", "cela", "das", "dies"})  # fmt: skip
-
 
 _ORDINAL = r"\d+(?:st|nd|rd|th)?"
 

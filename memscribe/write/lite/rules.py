@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from memscribe.write.lite.lazy import LazyPattern, lazy
-from memscribe.write.lite.lexicon import CAR_BRANDS, CONDITIONS, DIETS, JOB_HEADS, PARTNER_WORDS, PETS
+from memscribe.write.lite.lexicon import CAR_BRANDS, CONDITIONS, DIETS, JOB_HEADS_PATTERN, PARTNER_WORDS, PETS
 from memscribe.write.lite.values import (
     value_condition,
     value_employer,
@@ -43,7 +43,7 @@ _DIET = "|".join(sorted(DIETS, key=len, reverse=True))
 _BRAND = "|".join(sorted(CAR_BRANDS, key=len, reverse=True))
 _CONDITION = "|".join(sorted((re.escape(c) for c in CONDITIONS), key=len, reverse=True))
 _PARTNER = "|".join(sorted((re.escape(p) for p in PARTNER_WORDS), key=len, reverse=True))
-_JOBS = "|".join(sorted(JOB_HEADS, key=len, reverse=True))
+_JOBS = JOB_HEADS_PATTERN
 _NAME = r"(?-i:[A-Z][a-z'-]+(?:\s+[A-Z][a-z'-]+)?)"
 # "is like 6 years away", "was like a brother": after a form of "be", "like" compares; it is not liking.
 _NOT_AFTER_BE = r"(?<!\bis )(?<!\bam )(?<!\bare )(?<!\bwas )(?<!\bwere )(?<!\bbe )(?<!\bbeen )"

@@ -6,7 +6,16 @@ import re
 
 from memscribe.core.text import EMOJI
 from memscribe.write.lite.lazy import lazy
-from memscribe.write.lite.lexicon import CONDITIONS, JOB_HEADS, LANGUAGES, NOT_NAMES, PETS, RELATIONS, words
+from memscribe.write.lite.lexicon import (
+    CONDITIONS,
+    JOB_HEADS,
+    JOB_HEADS_PATTERN,
+    LANGUAGES,
+    NOT_NAMES,
+    PETS,
+    RELATIONS,
+    words,
+)
 
 __all__ = [
     "clean_phrase",
@@ -196,8 +205,7 @@ def value_school(raw: str) -> str | None:
 
 
 # "started at BMW as a junior analyst": an acronym one works at, not a school.
-_AS_JOB = lazy(r"\bas an?\s+(?:[\w-]+\s+){0,2}(?:" + "|".join(sorted(JOB_HEADS, key=len, reverse=True)) + r")\b",
-               re.IGNORECASE)
+_AS_JOB = lazy(r"\bas an?\s+(?:[\w-]+\s+){0,2}(?:" + JOB_HEADS_PATTERN + r")\b", re.IGNORECASE)
 
 
 def value_school_name(raw: str) -> str | None:

@@ -32,6 +32,7 @@ from memscribe.write.lite.phrases import drop_old_phrases, drop_replaced_clause
 from memscribe.write.lite.plans import PlanCompletions, accomplishment
 from memscribe.write.lite.reconcile import Reconciler, same_value
 from memscribe.write.lite.requests import (
+    POINTERS,
     Correction,
     parse_cjk_correction,
     parse_correction,
@@ -41,7 +42,7 @@ from memscribe.write.lite.requests import (
 )
 from memscribe.write.lite.residue import drop_old_values, still_holds
 from memscribe.write.lite.retime import complete_days, resolve_by_clause
-from memscribe.write.lite.revise import POINTERS, Reviser
+from memscribe.write.lite.revise import Reviser
 from memscribe.write.lite.schedule import moved_days
 from memscribe.write.lite.segment import Statement, Unit, group_units, segment_episode, split_sentences
 from memscribe.write.lite.slots import Fact, FactKind, extract_facts, first_verb, resolve_fact
@@ -375,8 +376,8 @@ class _EpisodeRun:
         plain = replace(self._draft(reading, st, None), message_indices=indices)
         if current != memory:  # the words as said stay with the memory; the text holds the current value
             plain = replace(plain, metadata={**plain.metadata, "said": memory})
-        history = [e.draft for e in produced if e.draft is not None and "history" in e.draft.tags]
-        if history and all(e.draft is None or e.draft in history for e in produced):
+        history = [e.draft for e in produced if e.draft is not None]
+        if history and all("history" in d.tags for d in history):
             # An old chat imported late: its values are history, what else it says still holds ("I live in munich
             # … my brother Jonas just got married to Mia!!" keeps the wedding, current)
             olds = {d.value.lower() for d in history if d.value}
@@ -442,7 +443,7 @@ class _EpisodeRun:
                 self.reconciler.fact(fact, draft, st.at, speaker)
 
     def _forget(self, st: Statement, topic: str) -> None:
-        if topic.lower() == "that" and self.forgot_in == st.message_index:
+        if topic.lower() in POINTERS and self.forgot_in == st.message_index:
             return  # "esquece aquilo do meu aniversário. não quero isso salvo": the same request, said again
         self.forgot_in = st.message_index
         if topic.lower() in POINTERS and self.unit_said:
@@ -460,7 +461,7 @@ class _EpisodeRun:
 
     def _forgotten(self, text: str) -> bool:
         return any(
-            topic_matches(topic, text) for topic in self.forgotten if topic.lower() not in ("that", "this", "it")
+            topic_matches(topic, text) for topic in self.forgotten if topic.lower() not in POINTERS | {"it"}
         )
 
     def _named_before(self, st: Statement) -> str | None:
